@@ -1,0 +1,29 @@
+// Bundles src/ into dist/ with esbuild. The piped one-shot path must not load Ink or React
+// (SPEC §10), so the Ink UI is a separate chunk reached only through dynamic import().
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+await build({
+  entryPoints: { cli: 'src/cli/main.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'warning',
+  define: { __GATECHAT_VERSION__: JSON.stringify(pkg.version) },
+  // Ink imports react-devtools-core only when DEV is set; it is not a dependency.
+  external: ['react-devtools-core'],
+  // Some bundled CommonJS dependencies call require(); give the ESM bundle one.
+  banner: {
+    js: "import { createRequire as __gcCreateRequire } from 'node:module'; const require = __gcCreateRequire(import.meta.url);",
+  },
+  chunkNames: 'chunks/[name]-[hash]',
+});

@@ -1,0 +1,100 @@
+// The one vocabulary both interfaces decode into. Everything above protocol/ (client, session,
+// renderers) sees only these types and never knows which interface answered.
+
+export type Api = 'chat' | 'messages';
+
+/** SPEC §4: finish reasons normalised across interfaces. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'cancelled';
+
+export interface Usage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  /** The gateway's own usage object, untouched (cost, cache fields, timing …). */
+  raw?: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON value; an empty argument stream is {}; arguments that are not valid JSON stay a string. */
+  arguments: unknown;
+}
+
+export type ChatEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'reasoning'; delta: string }
+  /** Emitted once per call, when it is complete (never per fragment). */
+  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
+  /** Latest known usage; later events overwrite earlier ones field by field (null fields never erase). */
+  | { type: 'usage'; input_tokens: number | null; output_tokens: number | null; raw?: Record<string, unknown> }
+  /** The model said why it stopped (finish_reason / stop_reason). */
+  | { type: 'finish'; reason: FinishReason; raw: string | null }
+  /** Model id as reported by the gateway. */
+  | { type: 'model'; model: string }
+  /** An error object inside a 200 stream (`event: error`, or an `error` field in a chunk). */
+  | { type: 'error'; code: string | number | null; message: string; status: number | null };
+
+/**
+ * How a stream ended (SPEC §5.4). `end_marker`: [DONE] or message_stop. `finish_then_eof`: no end
+ * marker but a finish_reason / stop_reason followed by a clean EOF — also complete. `truncated`:
+ * any other EOF — an interrupted stream (exit 8). `error`: an error event was seen (exit 6) even
+ * when an end marker followed it.
+ */
+export type Termination = 'end_marker' | 'finish_then_eof' | 'truncated' | 'error';
+
+/** One Server-Sent Event as eventsource-parser delivers it. */
+export interface SseMessage {
+  event?: string | undefined;
+  data: string;
+}
+
+/** Stateful decoder for one streamed response. Pure: no I/O, no timers. */
+export interface StreamDecoder {
+  /** Feed one SSE message; returns the events it produced (possibly none). */
+  push(message: SseMessage): ChatEvent[];
+  /** True once the end marker ([DONE] / message_stop) was seen: the client can stop reading. */
+  readonly ended: boolean;
+  /** The body reached a clean EOF (or the end marker): flush pending state and say how it ended. */
+  finish(): { events: ChatEvent[]; termination: Termination };
+}
+
+// ---- conversation messages (what we send) ----
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** assistant turns that called tools */
+  tool_calls?: ToolCall[];
+  /** tool results */
+  tool_call_id?: string;
+}
+
+/** Tool definitions in Chat Completions form (SPEC §5.4 `--tools`). */
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface RequestOptions {
+  model: string;
+  messages: ChatMessage[];
+  system?: string;
+  temperature?: number;
+  maxTokens?: number;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  stream: boolean;
+  tools?: ToolDefinition[];
+}
+
+/** The `--json` object (SPEC §4), also the payload of the last `--jsonl` event. */
+export interface ChatResult {
+  text: string;
+  reasoning: string | null;
+  tool_calls: ToolCall[];
+  finish_reason: FinishReason | null;
+  raw_finish_reason: string | null;
+  usage: { input_tokens: number | null; output_tokens: number | null };
+  model: string | null;
+  api: Api;
+  cid: string | null;
+}

@@ -1,0 +1,32 @@
+import { UsageError } from '../exit-codes.js';
+
+/**
+ * SPEC §5.1: an empty or "/" path gets /v1 appended; any other path is used as given; trailing
+ * slashes are dropped; only http: and https:. Returns the base without a trailing slash.
+ */
+export function normalizeBaseUrl(raw: string, optionName = '--base-url'): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new UsageError(`${optionName}: not a valid URL: ${JSON.stringify(raw)}`, 'expected e.g. https://gateway.example.com/v1');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${optionName}: only http: and https: URLs are supported, got ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    // Credentials in the URL would leak into logs and error messages; keys belong in api-key.
+    throw new UsageError(`${optionName}: user:password in the URL is not supported; use: gatechat config set api-key`);
+  }
+  url.search = '';
+  url.hash = '';
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path === '' ? '/v1' : path;
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Loopback hosts may receive a key over plain http without a warning. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
