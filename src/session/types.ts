@@ -46,6 +46,8 @@ export interface Conversation {
    * network failures: those come back as status `error`/`interrupted` with `error` set.
    */
   send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  /** Re-sends the last prompt, replacing the last answer in the context (/retry). Null when there is none. */
+  retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
   /** Starts a new conversation (/clear). */
   clear(): void;
 }
