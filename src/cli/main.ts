@@ -1,6 +1,169 @@
-import { VERSION } from '../version.js';
+import { Command, CommanderError } from 'commander';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import { addChatOptions, addConnectionOptions, createRootCommand, type RawChatOptions } from './program.js';
+import { validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
+import { reportError } from './report.js';
+import type { Io } from './context.js';
+import { runOneShot } from './one-shot.js';
 
-// Placeholder entry until the CLI lands; keeps `npm ci` (prepare → build) working.
-if (process.argv.includes('--version')) {
-  process.stdout.write(`${VERSION}\n`);
+const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+
+let verbose = false;
+
+/** Each action returns its exit code; main() owns process.exit, so no layer below calls it. */
+type Action = () => Promise<number>;
+let pending: Action | undefined;
+const run = (action: Action) => {
+  pending = action;
+};
+
+function buildProgram(): Command {
+  const program = createRootCommand();
+  program
+    .enablePositionalOptions()
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(`gatechat: ${text.replace(/^error: /, '')}`) });
+
+  program.action((prompt: string[], raw: RawChatOptions, command: Command) =>
+    run(async () => {
+      const options = validateChatOptions(raw, command);
+      verbose = options.verbose;
+      const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
+      return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
+    }),
+  );
+
+  addChatOptions(
+    program
+      .command('chat')
+      .description('interactive chat (the default with no prompt on a terminal); an optional first prompt is sent at once')
+      .argument('[prompt...]', 'first prompt'),
+  ).action((prompt: string[], raw: RawChatOptions, command: Command) =>
+    run(async () => {
+      const options = validateChatOptions(raw, command);
+      verbose = options.verbose;
+      return runChat(options, prompt.length ? prompt.join(' ') : undefined);
+    }),
+  );
+
+  const config = program.command('config').description('manage stored settings (see: gatechat config list)');
+  const configAction =
+    (action: 'set' | 'get' | 'unset' | 'list' | 'path') =>
+    (...args: unknown[]) => {
+      const command = args[args.length - 1] as Command;
+      const opts = command.opts() as { profile?: string; showSecrets?: boolean; json?: boolean };
+      const positional = args.slice(0, -2).flat().filter((v): v is string => typeof v === 'string');
+      run(async () => {
+        const { runConfigCommand } = await import('./commands/config.js');
+        return runConfigCommand(action, positional, opts, io);
+      });
+    };
+  config
+    .command('set')
+    .description('set a key (api-key with no value: read from stdin or a hidden prompt)')
+    .argument('<key>')
+    .argument('[value]')
+    .option('-p, --profile <name>', 'set it in this profile')
+    .action(configAction('set'));
+  config
+    .command('get')
+    .description('print a key (api-key masked unless --show-secrets)')
+    .argument('<key>')
+    .option('-p, --profile <name>', 'read it from this profile')
+    .option('--show-secrets', 'print the API key unmasked')
+    .action(configAction('get'));
+  config.command('unset').description('remove a key').argument('<key>').option('-p, --profile <name>', 'from this profile').action(configAction('unset'));
+  config
+    .command('list')
+    .description('every stored key, per profile (keys masked)')
+    .option('--show-secrets', 'print API keys unmasked')
+    .option('--json', 'as JSON')
+    .action(configAction('list'));
+  config.command('path').description('print the config file path').action(configAction('path'));
+
+  addConnectionOptions(
+    program.command('models').description('list the gateway\'s models (GET {base}/models): ids when piped, a table on a terminal').option('--json', 'as JSON'),
+  ).action((raw: RawChatOptions & { json?: boolean }) =>
+    run(async () => {
+      verbose = Boolean(raw.verbose);
+      const flags = validateConnectionFlags(raw);
+      const { runModelsCommand } = await import('./commands/models.js');
+      return runModelsCommand(flags, { json: Boolean(raw.json), verbose }, io);
+    }),
+  );
+
+  program
+    .command('history')
+    .description('saved conversations: list (default), show ID, rm ID')
+    .argument('[action]', 'list | show | rm', 'list')
+    .argument('[id]', 'conversation id')
+    .option('--json', 'as JSON')
+    .action((action: string, id: string | undefined, opts: { json?: boolean }) =>
+      run(async () => {
+        if (action !== 'list' && action !== 'show' && action !== 'rm') {
+          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list, show ID or rm ID`);
+        }
+        const { runHistoryCommand } = await import('./commands/history.js');
+        return runHistoryCommand(action, id, opts, io);
+      }),
+    );
+
+  program
+    .command('serve')
+    .description('run the embedded dev gateway (both interfaces, deterministic and fault models)')
+    .option('--port <n>', 'port (0: any free port)', '8787')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--api-key <key>', 'require this key (Bearer or x-api-key)')
+    .action((opts: { port: string; host: string; apiKey?: string }) =>
+      run(async () => {
+        const port = Number(opts.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: expected 0-65535, got ${JSON.stringify(opts.port)}`);
+        const { runServe } = await import('../gateway/cli.js');
+        return runServe({ port, host: opts.host, apiKey: opts.apiKey ?? process.env.GATECHAT_SERVE_API_KEY });
+      }),
+    );
+
+  addChatOptions(
+    program
+      .command('demo')
+      .description('start the dev gateway in-process and chat with it: no account or configuration needed')
+      .argument('[prompt...]', 'prompt (none on a terminal: interactive chat)'),
+  ).action((prompt: string[], raw: RawChatOptions, command: Command) =>
+    run(async () => {
+      const options = validateChatOptions(raw, command);
+      verbose = options.verbose;
+      const { runDemo } = await import('./commands/demo.js');
+      return runDemo(options, prompt, io, { runChat, runOneShot });
+    }),
+  );
+
+  return program;
 }
+
+async function runChat(options: ChatModeOptions, firstPrompt: string | undefined): Promise<number> {
+  const { runInteractive } = await import('./interactive.js');
+  return runInteractive(options, firstPrompt, io);
+}
+
+async function main(): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and --version end with code 0; every parse error is a usage error (exit 2).
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    return reportError(error, io.stderr, verbose);
+  }
+  if (!pending) return ExitCode.ok;
+  try {
+    return await pending();
+  } catch (error) {
+    return reportError(error, io.stderr, verbose);
+  }
+}
+
+const code = await main();
+// Let buffered output reach a pipe before exiting; stray handles (sockets, timers) must not hold us.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,37 @@
+import type { Io } from '../context.js';
+import type { ChatModeOptions } from '../flags.js';
+
+interface Runners {
+  runChat(options: ChatModeOptions, firstPrompt: string | undefined): Promise<number>;
+  runOneShot(options: ChatModeOptions, prompt: string[], io: Io): Promise<number>;
+}
+
+/**
+ * `gatechat demo`: the dev gateway in-process on a free loopback port, so a new user sees the whole
+ * tool work with no account. The user's own config and key are never used (nor sent) here.
+ */
+export async function runDemo(options: ChatModeOptions, prompt: string[], io: Io, runners: Runners): Promise<number> {
+  const { startGateway } = await import('../../gateway/server.js');
+  const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
+  const demoOptions: ChatModeOptions = {
+    ...options,
+    isolated: true,
+    flags: {
+      ...options.flags,
+      baseUrl: `${gateway.url}/v1`,
+      model: options.flags.model ?? 'echo',
+      save: options.flags.save ?? false,
+    },
+  };
+  if (!options.quiet && options.output === 'auto') {
+    io.stderr.write(
+      `gatechat demo: answering from the embedded dev gateway at ${gateway.url}/v1 (model ${demoOptions.flags.model}; try -m lorem-200, -m slow-80, -m think, --api messages)\n`,
+    );
+  }
+  try {
+    const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
+    return interactive ? await runners.runChat(demoOptions, undefined) : await runners.runOneShot(demoOptions, prompt, io);
+  } finally {
+    await gateway.close();
+  }
+}

@@ -1,0 +1,26 @@
+import { listModels } from '../../client/models.js';
+import { UsageError } from '../../exit-codes.js';
+import { connectionFrom, diagnostics, loadSettings, type Io } from '../context.js';
+import type { ChatFlags } from '../flags.js';
+
+/** `gatechat models`: ids one per line when piped (for scripts), a table on a terminal. */
+export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; verbose: boolean }, io: Io): Promise<number> {
+  const settings = await loadSettings(flags);
+  if (!settings.baseUrl) {
+    throw new UsageError('no base URL configured', 'run: gatechat config set base-url https://your-gateway/v1');
+  }
+  const conn = connectionFrom({ ...settings, baseUrl: settings.baseUrl });
+  const { log } = diagnostics(io, opts.verbose);
+  const models = await listModels(conn, undefined, log);
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(models)}\n`);
+  } else if (io.stdout.isTTY) {
+    const width = Math.max(2, ...models.map((m) => m.id.length));
+    io.stdout.write(`${'ID'.padEnd(width)}  OWNER\n`);
+    for (const model of models) io.stdout.write(`${model.id.padEnd(width)}  ${model.owned_by ?? ''}\n`);
+    io.stderr.write(`${models.length} model${models.length === 1 ? '' : 's'} at ${conn.baseUrl}\n`);
+  } else {
+    for (const model of models) io.stdout.write(`${model.id}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,91 @@
+import { openConfigStore } from '../config/store.js';
+import { requireConnection, resolveSettings, type Settings } from '../config/settings.js';
+import { ConversationStore } from '../session/conversation-store.js';
+import { dataDir } from '../session/paths.js';
+import { openConversation } from '../session/conversation.js';
+import type { Conversation } from '../session/types.js';
+import type { Connection } from '../transport/http.js';
+import { plainHttpWarning } from '../transport/http.js';
+import { UsageError } from '../exit-codes.js';
+import type { ChatFlags, ChatModeOptions } from './flags.js';
+
+export interface Io {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+/** flag → environment → profile → config → defaults (SPEC §3). */
+export async function loadSettings(flags: ChatFlags, isolated = false): Promise<Settings> {
+  if (isolated) return resolveSettings({ flags, env: {}, file: {} });
+  const store = openConfigStore();
+  return resolveSettings({ flags, env: process.env, file: await store.snapshot() });
+}
+
+export function connectionFrom(settings: Settings & { baseUrl: string }): Connection {
+  return {
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    auth: settings.auth,
+    headers: settings.headers,
+    timeouts: {
+      connectMs: settings.connectTimeoutS * 1000,
+      headersMs: settings.timeoutS * 1000,
+      idleMs: settings.timeoutS * 1000,
+    },
+    retries: settings.retries,
+  };
+}
+
+export interface Diagnostics {
+  log?: (line: string) => void;
+  warn: (line: string) => void;
+}
+
+export function diagnostics(io: Io, verbose: boolean): Diagnostics {
+  return {
+    log: verbose ? (line) => io.stderr.write(`gatechat: ${line}\n`) : undefined,
+    warn: (line) => io.stderr.write(`gatechat: ${line.replace(/^warning: /, 'warning: ')}\n`),
+  };
+}
+
+/** Everything a turn needs, resolved and validated before anything is sent. */
+export async function openSession(options: ChatModeOptions, io: Io): Promise<{ settings: Settings; conn: Connection; conversation: Conversation }> {
+  const settings = await loadSettings(options.flags, options.isolated);
+  const ready = requireConnection(settings);
+  const conn = connectionFrom(ready);
+  const { log, warn } = diagnostics(io, options.verbose);
+
+  const httpWarning = plainHttpWarning(conn);
+  if (httpWarning) warn(httpWarning);
+  if (!conn.apiKey) log?.('no API key configured: sending no auth header');
+
+  const store = settings.save || options.continueLast || options.cid ? new ConversationStore(dataDir()) : null;
+  let cid = options.cid;
+  if (options.continueLast) {
+    cid = store!.latest() ?? undefined;
+    if (!cid) throw new UsageError('--continue: there is no saved conversation yet');
+  }
+
+  const conversation = openConversation({
+    conn,
+    settings: {
+      model: ready.model,
+      api: settings.api,
+      temperature: settings.temperature,
+      system: options.flags.system,
+      stream: settings.stream,
+      maxTokens: settings.maxTokens,
+    },
+    maxTokensField: settings.maxTokensField,
+    tools: options.tools,
+    store,
+    record: settings.save,
+    cid,
+    log,
+    warn,
+    onRetry: ({ attempt, delayMs, reason }) =>
+      io.stderr.write(`gatechat: ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
+  });
+  return { settings, conn, conversation };
+}

@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { ToolDefinition } from '../protocol/events.js';
+import { UsageError } from '../exit-codes.js';
+import {
+  parseApi,
+  parseAuth,
+  parseBaseUrl,
+  parseHeader,
+  parseModel,
+  parseNonNegativeInt,
+  parsePositiveInt,
+  parseSeconds,
+  parseTemperature,
+} from '../config/keys.js';
+import type { RawChatOptions } from './program.js';
+
+/** Flags after validation: only what the user actually passed is set (so config can fill the rest). */
+export interface ChatFlags {
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  stream?: boolean;
+  system?: string;
+  api?: 'chat' | 'messages';
+  baseUrl?: string;
+  auth?: 'bearer' | 'x-api-key';
+  headers?: Record<string, string>;
+  timeoutS?: number;
+  connectTimeoutS?: number;
+  retries?: number;
+  save?: boolean;
+  profile?: string;
+}
+
+export interface ChatModeOptions {
+  flags: ChatFlags;
+  tools?: ToolDefinition[];
+  continueLast: boolean;
+  cid?: string;
+  readStdin: boolean;
+  output: 'auto' | 'json' | 'jsonl';
+  showReasoning: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  /** demo: ignore the user's config file and environment (their key is never sent to the demo). */
+  isolated?: boolean;
+}
+
+/** The options every request-sending command shares (base URL, auth, headers, timeouts, profile). */
+export function validateConnectionFlags(raw: RawChatOptions): ChatFlags {
+  const flags: ChatFlags = {};
+  if (raw.baseUrl !== undefined) flags.baseUrl = parseBaseUrl(raw.baseUrl, '--base-url');
+  if (raw.auth !== undefined) flags.auth = parseAuth(raw.auth, '--auth');
+  if (raw.header?.length) {
+    flags.headers = {};
+    for (const header of raw.header) {
+      const [name, value] = parseHeader(header, '--header');
+      flags.headers[name] = value;
+    }
+  }
+  if (raw.timeout !== undefined) flags.timeoutS = parseSeconds(raw.timeout, '--timeout');
+  if (raw.connectTimeout !== undefined) flags.connectTimeoutS = parseSeconds(raw.connectTimeout, '--connect-timeout');
+  if (raw.retries !== undefined) flags.retries = parseNonNegativeInt(raw.retries, '--retries');
+  if (raw.profile !== undefined) {
+    if (!raw.profile.trim()) throw new UsageError('--profile: expected a profile name');
+    flags.profile = raw.profile;
+  }
+  return flags;
+}
+
+/**
+ * Validates every option before anything is sent (SPEC §2): a bad value is one line naming the
+ * option, exit 2. Negatable flags count only when the user typed them, so config can decide otherwise.
+ */
+export function validateChatOptions(raw: RawChatOptions, command: Command): ChatModeOptions {
+  const typed = (name: keyof RawChatOptions) => command.getOptionValueSource(name) === 'cli';
+  const flags = validateConnectionFlags(raw);
+  if (raw.model !== undefined) flags.model = parseModel(raw.model, '--model');
+  if (raw.temperature !== undefined) flags.temperature = parseTemperature(raw.temperature, '--temperature');
+  if (raw.maxTokens !== undefined) flags.maxTokens = parsePositiveInt(raw.maxTokens, '--max-tokens');
+  if (typed('stream')) flags.stream = raw.stream;
+  if (raw.system !== undefined) flags.system = raw.system;
+  if (raw.api !== undefined) flags.api = parseApi(raw.api, '--api');
+  if (typed('save')) flags.save = raw.save;
+  if (raw.json && raw.jsonl) throw new UsageError('--json and --jsonl: choose one output format');
+  if (raw.continue && raw.cid !== undefined) throw new UsageError('--continue and --cid: choose one conversation');
+  if (raw.cid !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(raw.cid)) {
+    throw new UsageError(`--cid: not a conversation id: ${JSON.stringify(raw.cid)}`);
+  }
+
+  return {
+    flags,
+    tools: raw.tools !== undefined ? readToolsFile(raw.tools) : undefined,
+    continueLast: Boolean(raw.continue),
+    cid: raw.cid,
+    readStdin: raw.stdin !== false,
+    output: raw.json ? 'json' : raw.jsonl ? 'jsonl' : 'auto',
+    showReasoning: raw.reasoning !== false,
+    quiet: Boolean(raw.quiet),
+    verbose: Boolean(raw.verbose),
+  };
+}
+
+/** `--tools <file>`: a JSON array of Chat Completions tool definitions, checked before sending. */
+export function readToolsFile(path: string): ToolDefinition[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--tools: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--tools: ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(value)) throw new UsageError(`--tools: ${path} must hold a JSON array of tool definitions`);
+  value.forEach((tool, index) => {
+    const fn = (tool as ToolDefinition | null)?.function;
+    if (
+      typeof tool !== 'object' ||
+      tool === null ||
+      (tool as ToolDefinition).type !== 'function' ||
+      typeof fn !== 'object' ||
+      fn === null ||
+      typeof fn.name !== 'string' ||
+      !fn.name ||
+      (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null))
+    ) {
+      throw new UsageError(
+        `--tools: item ${index} in ${path} is not {"type":"function","function":{"name":…,"parameters":{…}}}`,
+      );
+    }
+  });
+  return value as ToolDefinition[];
+}

@@ -1,0 +1,25 @@
+import { join } from 'node:path';
+import { UsageError } from '../exit-codes.js';
+import { VERSION } from '../version.js';
+import { dataDir } from '../session/paths.js';
+import { openSession, type Io } from './context.js';
+import type { ChatModeOptions } from './flags.js';
+import { useColor } from './terminal.js';
+
+/** `gatechat chat` (or no prompt on a terminal): the Ink UI over the same Conversation as one-shot. */
+export async function runInteractive(options: ChatModeOptions, firstPrompt: string | undefined, io: Io): Promise<number> {
+  if (!io.stdin.isTTY || !io.stdout.isTTY) {
+    throw new UsageError('interactive chat needs a terminal on stdin and stdout', 'pass a prompt for one-shot mode: gatechat "question"');
+  }
+  if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
+  const { conversation } = await openSession(options, io);
+  const { runInteractiveChat } = await import('../render/ink/index.js');
+  return runInteractiveChat({
+    conversation,
+    firstPrompt,
+    inputHistoryFile: join(dataDir(), 'input-history.jsonl'),
+    color: useColor(io.stdout),
+    showReasoning: options.showReasoning,
+    version: VERSION,
+  });
+}

@@ -1,0 +1,99 @@
+import type { ChatEvent } from '../protocol/events.js';
+import { readPromptInput } from '../session/stdin.js';
+import type { TurnOutcome } from '../session/types.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { createPipeRenderer } from '../render/pipe.js';
+import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
+import type { OneShotRenderer } from '../render/renderer.js';
+import { formatError } from './report.js';
+import { openSession, type Io } from './context.js';
+import type { ChatModeOptions } from './flags.js';
+import { useColor } from './terminal.js';
+
+/** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
+function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
+  let received: ExitCodeValue | null = null;
+  const onInt = () => {
+    received ??= ExitCode.interrupted;
+    controller.abort();
+  };
+  const onTerm = () => {
+    received ??= ExitCode.terminated;
+    controller.abort();
+  };
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signalExitCode: () => received,
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, renderer: OneShotRenderer): Promise<TurnOutcome> {
+  while (true) {
+    const step = await events.next();
+    if (step.done) {
+      await renderer.end(step.value);
+      return step.value;
+    }
+    await renderer.event(step.value);
+  }
+}
+
+/** One turn, rendered for scripts (pipe, --json, --jsonl) or for a person (Ink on a TTY). */
+export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
+  // Settings first: a missing base URL fails at once instead of after reading a large stdin.
+  const { conversation } = await openSession(options, io);
+  const prompt = await readPromptInput({
+    stdin: io.stdin,
+    args: promptArgs,
+    readStdin: options.readStdin && !io.stdin.isTTY,
+  });
+
+  const controller = new AbortController();
+  const signals = interruptOnSignals(controller);
+  let outcome: TurnOutcome;
+  try {
+    if (options.output === 'auto' && io.stdout.isTTY) {
+      const { renderOneShotTty } = await import('../render/ink/index.js');
+      outcome = await renderOneShotTty({
+        // The Ink view owns Ctrl-C in raw mode; signals from outside still abort through controller.
+        run: (signal) => conversation.send(prompt, AbortSignal.any([signal, controller.signal])),
+        model: conversation.settings.model,
+        api: conversation.settings.api,
+        color: useColor(io.stdout),
+        showReasoning: options.showReasoning,
+        quiet: options.quiet,
+      });
+    } else {
+      const renderer =
+        options.output === 'json'
+          ? createJsonRenderer(io.stdout)
+          : options.output === 'jsonl'
+            ? createJsonlRenderer(io.stdout)
+            : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
+      outcome = await drive(conversation.send(prompt, controller.signal), renderer);
+    }
+  } finally {
+    signals.dispose();
+  }
+  return finishTurn(outcome, signals.signalExitCode(), io);
+}
+
+function finishTurn(outcome: TurnOutcome, signalExit: ExitCodeValue | null, io: Io): number {
+  if (outcome.status === 'cancelled') {
+    io.stderr.write(`gatechat: ${signalExit === ExitCode.terminated ? 'terminated' : 'interrupted'}; the partial answer was kept\n`);
+    return signalExit ?? ExitCode.interrupted;
+  }
+  if (outcome.error) {
+    io.stderr.write(`${formatError(outcome.error)}\n`);
+    return outcome.error.exitCode;
+  }
+  if (outcome.result.finish_reason === 'length') {
+    io.stderr.write('gatechat: warning: the answer was cut off at the token limit (finish_reason: length); raise --max-tokens\n');
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,91 @@
+import { Command } from 'commander';
+import { VERSION } from '../version.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** How to reach the gateway: shared by every command that sends a request. */
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'gateway base URL; an empty path gets /v1 (config: base-url)')
+    .option('--auth <mode>', 'auth header: bearer or x-api-key (default: bearer)')
+    .option('-H, --header <"Name: value">', 'extra request header, repeatable', collect)
+    .option('--timeout <s>', 'idle timeout between stream events and time to response headers, seconds (default: 120)')
+    .option('--connect-timeout <s>', 'TCP/TLS connect timeout, seconds (default: 10)')
+    .option('--retries <n>', 'retries before the first byte of the answer (default: 2)')
+    .option('-p, --profile <name>', 'settings profile (default: default-profile, else none)')
+    .option('-v, --verbose', 'request/response diagnostics on stderr, secrets redacted');
+}
+
+/** Options shared by the one-shot root command, `chat` and `demo` (SPEC §2). */
+export function addChatOptions(command: Command): Command {
+  addConnectionOptions(command);
+  return command
+    .option('-m, --model <id>', 'model identifier, passed through unchanged (config: model)')
+    .option('-t, --temperature <n>', 'sampling temperature, a number ≥ 0 (default: not sent; model ranges differ)')
+    .option('--max-tokens <n>', 'maximum output tokens, a positive integer (default: not sent on Chat Completions, 4096 on Messages)')
+    .option('--stream', 'stream the answer over SSE (default: on)')
+    .option('--no-stream', 'ask for a single JSON response instead of a stream')
+    .option('-s, --system <text>', 'system prompt')
+    .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
+    .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
+    .option('-c, --continue', 'continue the most recent conversation')
+    .option('--cid <id>', 'continue conversation <id> (see: gatechat history list)')
+    .option('--no-save', 'do not record this exchange (default: recorded)')
+    .option('--no-stdin', 'do not read piped stdin')
+    .option('--json', 'print one JSON object when done')
+    .option('--jsonl', 'print one JSON event per line while streaming')
+    .option('--no-reasoning', 'hide reasoning/thinking text (default: shown on stderr)')
+    .option('-q, --quiet', 'no spinner or footer on a terminal');
+}
+
+/** Raw commander values; validated by flags.ts, never trusted as parsed. */
+export interface RawChatOptions {
+  model?: string;
+  temperature?: string;
+  maxTokens?: string;
+  stream?: boolean;
+  system?: string;
+  api?: string;
+  baseUrl?: string;
+  auth?: string;
+  header?: string[];
+  tools?: string;
+  continue?: boolean;
+  cid?: string;
+  save?: boolean;
+  stdin?: boolean;
+  json?: boolean;
+  jsonl?: boolean;
+  reasoning?: boolean;
+  timeout?: string;
+  connectTimeout?: string;
+  retries?: string;
+  profile?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+export function createRootCommand(): Command {
+  const program = new Command('gatechat')
+    .description(
+      'Chat with a model gateway over Chat Completions or Messages.\n\n' +
+        '  gatechat "question"                one-shot: stream the answer, then exit\n' +
+        '  cat notes.md | gatechat "summarize"  stdin first, a blank line, then the prompt\n' +
+        '  gatechat                           interactive chat when stdin and stdout are terminals\n' +
+        '  gatechat demo "hello"              try it against the embedded dev gateway, no account needed',
+    )
+    .version(VERSION, '--version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .argument('[prompt...]', 'the prompt (joined with spaces)')
+    .showSuggestionAfterError(true)
+    .allowExcessArguments(true);
+  addChatOptions(program);
+  program.addHelpText(
+    'after',
+    '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
+      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 130 interrupted · 143 terminated\n' +
+      'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +
+      'Environment: GATECHAT_BASE_URL, GATECHAT_API_KEY, GATECHAT_MODEL, GATECHAT_PROFILE, GATECHAT_CONFIG_DIR, GATECHAT_DATA_DIR, NO_COLOR',
+  );
+  return program;
+}

@@ -1,0 +1,18 @@
+import { ExitCode, GatechatError, type ExitCodeValue } from '../exit-codes.js';
+
+/** One clear line (SPEC §4): what happened, then what to do. */
+export function formatError(error: GatechatError): string {
+  return `gatechat: ${error.message}${error.hint ? ` (${error.hint})` : ''}`;
+}
+
+/** Prints any thrown value as one line and returns the exit code it stands for. */
+export function reportError(error: unknown, stderr: NodeJS.WritableStream, verbose: boolean): ExitCodeValue {
+  if (error instanceof GatechatError) {
+    stderr.write(`${formatError(error)}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  stderr.write(`gatechat: internal error: ${message} (this is a bug: please report it, with --verbose output)\n`);
+  if (verbose && error instanceof Error && error.stack) stderr.write(`${error.stack}\n`);
+  return ExitCode.internal;
+}

@@ -1,0 +1,69 @@
+import type { Writable } from 'node:stream';
+import type { ChatEvent, ChatResult } from '../protocol/events.js';
+import type { TurnOutcome } from '../session/types.js';
+import type { OneShotRenderer } from './renderer.js';
+import { writeWithBackpressure } from './output.js';
+import { HttpError } from '../transport/errors.js';
+
+/** The `--json` object: the result, plus what went wrong when something did. */
+export function resultObject(outcome: TurnOutcome): ChatResult & { status: string; error?: { message: string; exit_code: number } } {
+  return {
+    ...outcome.result,
+    status: outcome.status,
+    ...(outcome.error ? { error: { message: outcome.error.message, exit_code: outcome.error.exitCode } } : {}),
+  };
+}
+
+/** `--json`: nothing until the end, then one object (SPEC §4). */
+export function createJsonRenderer(stdout: Writable): OneShotRenderer {
+  return {
+    event() {},
+    async end(outcome) {
+      await writeWithBackpressure(stdout, `${JSON.stringify(resultObject(outcome))}\n`);
+    },
+  };
+}
+
+/** `--jsonl`: one event per line while streaming, the `--json` object last as `done`. */
+export function createJsonlRenderer(stdout: Writable): OneShotRenderer {
+  let streamErrorSeen = false;
+  const line = (value: unknown) => writeWithBackpressure(stdout, `${JSON.stringify(value)}\n`);
+
+  return {
+    async event(event: ChatEvent) {
+      switch (event.type) {
+        case 'text':
+        case 'reasoning':
+          if (event.delta) await line({ type: event.type, delta: event.delta });
+          return;
+        case 'tool_call':
+          await line({ type: 'tool_call', id: event.id, name: event.name, arguments: event.arguments });
+          return;
+        case 'usage':
+          await line({ type: 'usage', input_tokens: event.input_tokens, output_tokens: event.output_tokens });
+          return;
+        case 'error':
+          streamErrorSeen = true;
+          await line({ type: 'error', code: event.code, message: event.message, status: event.status });
+          return;
+        case 'finish':
+        case 'model':
+          // Carried by the final `done` object.
+          return;
+        default: {
+          const never: never = event;
+          throw new Error(`unhandled event ${JSON.stringify(never)}`);
+        }
+      }
+    },
+    async end(outcome) {
+      const { error } = outcome;
+      if (error && !streamErrorSeen && outcome.status !== 'cancelled') {
+        const status = error instanceof HttpError ? error.status : null;
+        const code = error instanceof HttpError ? (error.code ?? null) : null;
+        await line({ type: 'error', code, message: error.message, status });
+      }
+      await line({ type: 'done', ...resultObject(outcome) });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { Writable } from 'node:stream';
+import type { ChatEvent, ToolCall } from '../protocol/events.js';
+import type { TurnOutcome } from '../session/types.js';
+import type { OneShotRenderer } from './renderer.js';
+import { writeWithBackpressure } from './output.js';
+
+export interface PipeRendererOptions {
+  stdout: Writable;
+  stderr: Writable;
+  showReasoning: boolean;
+}
+
+/**
+ * Plain output for a non-TTY stdout (SPEC §4): the answer's deltas as they arrive, a final newline,
+ * then one JSON line per tool call. Reasoning goes to stderr so stdout stays the answer only.
+ */
+export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRendererOptions): OneShotRenderer {
+  const toolCalls: ToolCall[] = [];
+  let lastText = '';
+  let reasoningOpen = false;
+
+  const closeReasoning = () => {
+    if (reasoningOpen) {
+      stderr.write('\n');
+      reasoningOpen = false;
+    }
+  };
+
+  return {
+    async event(event: ChatEvent) {
+      switch (event.type) {
+        case 'text':
+          if (!event.delta) return;
+          closeReasoning();
+          lastText = event.delta;
+          await writeWithBackpressure(stdout, event.delta);
+          return;
+        case 'reasoning':
+          if (!showReasoning || !event.delta) return;
+          reasoningOpen = true;
+          stderr.write(event.delta);
+          return;
+        case 'tool_call':
+          toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
+          return;
+        case 'usage':
+        case 'finish':
+        case 'model':
+        case 'error':
+          // Errors are reported once, by the caller, from the outcome.
+          return;
+        default: {
+          const never: never = event;
+          throw new Error(`unhandled event ${JSON.stringify(never)}`);
+        }
+      }
+    },
+    async end(_outcome: TurnOutcome) {
+      closeReasoning();
+      if (lastText && !lastText.endsWith('\n')) await writeWithBackpressure(stdout, '\n');
+      for (const call of toolCalls) {
+        await writeWithBackpressure(stdout, `${JSON.stringify({ type: 'tool_call', ...call })}\n`);
+      }
+    },
+  };
+}

@@ -1,0 +1,220 @@
+import type { ChatEvent, ChatMessage, ChatResult, ToolDefinition } from '../protocol/events.js';
+import { ResultAccumulator } from '../protocol/accumulate.js';
+import { streamChat, type StreamOutcome } from '../client/chat-stream.js';
+import type { Connection } from '../transport/http.js';
+import { isAbortError } from '../transport/http.js';
+import { ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
+import { ExitCode, GatechatError } from '../exit-codes.js';
+import type { ConversationStore } from './conversation-store.js';
+import { toContextMessages } from './conversation-store.js';
+import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
+
+export interface ConversationDeps {
+  conn: Connection;
+  settings: SessionSettings;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  tools?: ToolDefinition[];
+  /** Where saved conversations live; null when none is loaded or recorded. */
+  store: ConversationStore | null;
+  /** false: load context from the store but record nothing (--no-save / save:false). */
+  record: boolean;
+  /** Continue this saved conversation (-c / --cid). */
+  cid?: string;
+  log?: (line: string) => void;
+  warn?: (line: string) => void;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+}
+
+/** The only thing above client/ that talks to the gateway; both renderers drive it. */
+export function openConversation(deps: ConversationDeps): Conversation {
+  return new GatewayConversation(deps);
+}
+
+class GatewayConversation implements Conversation {
+  settings: SessionSettings;
+  cid: string | null;
+  turns: FinishedTurn[] = [];
+  /** Prior turns loaded from disk (-c / --cid), already in the form they are sent back. */
+  private priorContext: ChatMessage[] = [];
+  private maxTokensField: 'max_tokens' | 'max_completion_tokens';
+
+  constructor(private readonly deps: ConversationDeps) {
+    this.settings = { ...deps.settings };
+    this.maxTokensField = deps.maxTokensField;
+    this.cid = deps.cid ?? null;
+    if (deps.cid && deps.store) {
+      this.priorContext = toContextMessages(deps.store.load(deps.cid).turns);
+    }
+  }
+
+  update(patch: Partial<SessionSettings>): void {
+    this.settings = { ...this.settings, ...patch };
+  }
+
+  clear(): void {
+    this.turns = [];
+    this.priorContext = [];
+    this.cid = null;
+  }
+
+  send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+    return this.runTurn(prompt, signal);
+  }
+
+  retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
+    const last = this.turns.pop();
+    if (!last) return null;
+    return this.runTurn(last.prompt, signal);
+  }
+
+  /** What goes to the gateway: prior turns, then each answer exactly as far as it arrived. */
+  private contextFor(prompt: string): ChatMessage[] {
+    const messages: ChatMessage[] = [...this.priorContext];
+    for (const turn of this.turns) {
+      messages.push({ role: 'user', content: turn.prompt });
+      // Reasoning is never sent back; an empty (failed before any text) answer is left out.
+      if (turn.result.text) messages.push({ role: 'assistant', content: turn.result.text });
+    }
+    messages.push({ role: 'user', content: prompt });
+    return mergeConsecutiveUserTurns(messages);
+  }
+
+  private ensureCid(): string | null {
+    const { store, record } = this.deps;
+    if (!store || !record) return null;
+    if (!this.cid) {
+      this.cid = store.create({ model: this.settings.model, api: this.settings.api, system: this.settings.system });
+    }
+    return this.cid;
+  }
+
+  private async *runTurn(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+    const { settings } = this;
+    const messages = this.contextFor(prompt);
+    const cid = this.ensureCid();
+    // Written before the request, so a crash mid-answer never loses what the user typed.
+    if (cid) this.deps.store!.appendUser(cid, prompt);
+
+    const started = Date.now();
+    let firstTokenMs: number | null = null;
+    const acc = new ResultAccumulator();
+    let outcome: StreamOutcome | undefined;
+    let failure: unknown;
+    let streamError: ChatEvent | undefined;
+
+    try {
+      const events = streamChat({
+        conn: this.deps.conn,
+        api: settings.api,
+        request: {
+          model: settings.model,
+          messages,
+          system: settings.system,
+          temperature: settings.temperature,
+          maxTokens: settings.maxTokens,
+          maxTokensField: this.maxTokensField,
+          stream: settings.stream,
+          tools: this.deps.tools,
+        },
+        signal,
+        log: this.deps.log,
+        warn: this.deps.warn,
+        onRetry: this.deps.onRetry,
+      });
+      while (true) {
+        const step = await events.next();
+        if (step.done) {
+          outcome = step.value;
+          break;
+        }
+        const event = step.value;
+        if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
+          firstTokenMs = Date.now() - started;
+        }
+        if (event.type === 'error' && !streamError) streamError = event;
+        acc.add(event);
+        yield event;
+      }
+    } catch (error) {
+      failure = error;
+    }
+
+    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.text.length > 0);
+    if (outcome) this.maxTokensField = outcome.maxTokensField;
+    const result = acc.result({ api: settings.api, cid, outcome: outcomeFor(status) });
+    const timings = { firstTokenMs, totalMs: Date.now() - started };
+
+    this.turns.push({ prompt, result, status });
+    if (cid) {
+      this.deps.store!.appendAssistant(cid, {
+        content: result.text,
+        reasoning: result.reasoning,
+        tool_calls: result.tool_calls,
+        status,
+        finish_reason: result.finish_reason,
+        raw_finish_reason: result.raw_finish_reason,
+        usage: result.usage,
+        model: result.model ?? settings.model,
+        api: settings.api,
+        params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream },
+        timings: { first_token_ms: firstTokenMs, total_ms: timings.totalMs },
+        error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
+      });
+    }
+    return { status, result, error, termination: outcome?.termination, timings };
+  }
+}
+
+function classifyEnding(
+  outcome: StreamOutcome | undefined,
+  failure: unknown,
+  streamError: ChatEvent | undefined,
+  signal: AbortSignal,
+  answerBegan: boolean,
+): { status: TurnStatus; error?: GatechatError } {
+  if (failure !== undefined) {
+    if (signal.aborted || isAbortError(failure)) {
+      return { status: 'cancelled', error: new GatechatError('cancelled', ExitCode.interrupted) };
+    }
+    const error =
+      failure instanceof GatechatError
+        ? failure
+        : new GatechatError(`internal error: ${(failure as Error)?.message ?? String(failure)}`, ExitCode.internal, 'please report this');
+    return { status: answerBegan ? 'interrupted' : 'error', error };
+  }
+  switch (outcome!.termination) {
+    case 'end_marker':
+    case 'finish_then_eof':
+      return { status: 'complete' };
+    case 'error': {
+      const message = streamError?.type === 'error' ? streamError.message : 'the gateway reported an error inside the stream';
+      return { status: 'error', error: new ServerStreamError(message, streamError?.type === 'error' ? streamError.status : null) };
+    }
+    case 'truncated':
+      return { status: 'interrupted', error: new StreamInterruptedError() };
+    default: {
+      const never: never = outcome!.termination;
+      throw new Error(`unknown termination ${String(never)}`);
+    }
+  }
+}
+
+function outcomeFor(status: TurnStatus): 'complete' | 'error' | 'cancelled' | 'interrupted' {
+  return status;
+}
+
+/** Gateways reject two user turns in a row on some models; a turn whose answer never came is merged. */
+function mergeConsecutiveUserTurns(messages: ChatMessage[]): ChatMessage[] {
+  const merged: ChatMessage[] = [];
+  for (const message of messages) {
+    const previous = merged[merged.length - 1];
+    if (previous && previous.role === 'user' && message.role === 'user') {
+      merged[merged.length - 1] = { ...previous, content: `${previous.content}\n\n${message.content}` };
+    } else {
+      merged.push(message);
+    }
+  }
+  return merged;
+}
+
+export type { ChatResult };

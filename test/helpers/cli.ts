@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+export const binPath = join(repoRoot, 'bin', 'gatechat.js');
+export const fixturesDir = resolve(repoRoot, '..', 'shared', 'fixtures', 'recorded');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string | Buffer;
+  /** Kill after this many ms (the test then sees signal SIGKILL): a hang must fail, not stall the suite. */
+  timeoutMs?: number;
+  home?: string;
+  /** Called once the process is running (e.g. to send it a signal). */
+  onSpawn?: (child: import('node:child_process').ChildProcess) => void;
+}
+
+/** An isolated user: its own HOME, config dir and data dir, removed by cleanup(). */
+export function makeUserDirs() {
+  const home = mkdtempSync(join(tmpdir(), 'gatechat-test-'));
+  return {
+    home,
+    configDir: join(home, 'config'),
+    dataDir: join(home, 'data'),
+    env(): Record<string, string> {
+      return { HOME: home, GATECHAT_CONFIG_DIR: join(home, 'config'), GATECHAT_DATA_DIR: join(home, 'data') };
+    },
+    cleanup() {
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the built binary as a user would: real process, real pipes, no TTY. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const baseEnv: Record<string, string | undefined> = { ...process.env };
+  for (const key of Object.keys(baseEnv)) if (key.startsWith('GATECHAT_')) delete baseEnv[key];
+  delete baseEnv.NO_COLOR;
+  const child = spawn(process.execPath, [binPath, ...args], {
+    env: { ...baseEnv, ...options.env } as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdin.on('error', () => {});
+  if (options.stdin !== undefined) child.stdin.end(options.stdin);
+  else child.stdin.end();
+  options.onSpawn?.(child);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  return new Promise((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      });
+    });
+  });
+}
