@@ -1,0 +1,98 @@
+import type { Api, ChatEvent, ChatResult, FinishReason, ToolCall } from './events.js';
+
+export type TurnOutcomeKind = 'complete' | 'error' | 'cancelled' | 'interrupted';
+
+export interface ResultMeta {
+  api: Api;
+  cid: string | null;
+  outcome: TurnOutcomeKind;
+}
+
+/** Folds a turn's events into the `--json` object (SPEC §4). */
+export class ResultAccumulator {
+  // Parts are joined lazily so thousands of small deltas stay linear.
+  #textParts: string[] = [];
+  #reasoningParts: string[] = [];
+  #toolCalls: ToolCall[] = [];
+  #inputTokens: number | null = null;
+  #outputTokens: number | null = null;
+  #finish: { reason: FinishReason; raw: string | null } | null = null;
+  #model: string | null = null;
+
+  add(e: ChatEvent): void {
+    switch (e.type) {
+      case 'text':
+        if (e.delta !== '') this.#textParts.push(e.delta);
+        return;
+      case 'reasoning':
+        if (e.delta !== '') this.#reasoningParts.push(e.delta);
+        return;
+      case 'tool_call':
+        this.#toolCalls.push({ id: e.id, name: e.name, arguments: e.arguments });
+        return;
+      case 'usage':
+        this.#inputTokens = e.input_tokens ?? this.#inputTokens;
+        this.#outputTokens = e.output_tokens ?? this.#outputTokens;
+        return;
+      case 'finish':
+        this.#finish = { reason: e.reason, raw: e.raw };
+        return;
+      case 'model':
+        this.#model = e.model;
+        return;
+      case 'error':
+        // The caller decides the outcome; the error itself is reported by the renderer.
+        return;
+      default: {
+        const never: never = e;
+        return never;
+      }
+    }
+  }
+
+  get text(): string {
+    if (this.#textParts.length > 1) this.#textParts = [this.#textParts.join('')];
+    return this.#textParts[0] ?? '';
+  }
+
+  get reasoning(): string | null {
+    if (this.#reasoningParts.length === 0) return null;
+    if (this.#reasoningParts.length > 1) this.#reasoningParts = [this.#reasoningParts.join('')];
+    return this.#reasoningParts[0];
+  }
+
+  result(meta: ResultMeta): ChatResult {
+    return {
+      text: this.text,
+      reasoning: this.reasoning,
+      tool_calls: [...this.#toolCalls],
+      finish_reason: this.#finish?.reason ?? this.#fallbackFinish(meta.outcome),
+      raw_finish_reason: this.#finish?.raw ?? null,
+      usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens },
+      model: this.#model,
+      api: meta.api,
+      cid: meta.cid,
+    };
+  }
+
+  /**
+   * When the model never said why it stopped, say why the turn ended instead. Tool calls mean
+   * the model handed over to tools, even when the stream was cut after them.
+   */
+  #fallbackFinish(outcome: TurnOutcomeKind): FinishReason | null {
+    switch (outcome) {
+      case 'cancelled':
+        return 'cancelled';
+      case 'error':
+        return 'error';
+      case 'complete':
+      case 'interrupted':
+        if (this.#toolCalls.length > 0) return 'tool_calls';
+        return outcome === 'complete' ? 'stop' : null;
+      default: {
+        const never: never = outcome;
+        return never;
+      }
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import type { ChatEvent, ChatMessage, RequestOptions, ToolCall, ToolDefinition } from './events.js';
+import { messagesUsageEvent } from './anthropic-messages-decoder.js';
+import { errorEvent } from './decoder-support.js';
+import { normalizeFinishReason } from './finish-reason.js';
+import { isRecord, nonEmptyString, tryParseJson, type JsonObject } from './json.js';
+
+export { createMessagesDecoder } from './anthropic-messages-decoder.js';
+
+/** The Messages interface requires max_tokens; SPEC §5.3 default. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** tool_use.input must be an object; arguments kept as an unparseable string cannot be one. */
+function toolInput(args: unknown): JsonObject {
+  if (isRecord(args)) return args;
+  if (typeof args === 'string') {
+    const parsed = tryParseJson(args);
+    if (parsed.ok && isRecord(parsed.value)) return parsed.value;
+  }
+  return {};
+}
+
+function toolUseBlock(call: ToolCall): JsonObject {
+  return { type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) };
+}
+
+function convertTool(tool: ToolDefinition): JsonObject {
+  const out: JsonObject = { name: tool.function.name };
+  if (tool.function.description !== undefined) out.description = tool.function.description;
+  out.input_schema = tool.function.parameters ?? { type: 'object', properties: {} };
+  return out;
+}
+
+/**
+ * Chat-form history → Messages turns. System text goes to the top-level `system`; consecutive
+ * tool results are merged into one user turn, because every tool_use of an assistant turn must be
+ * answered in the single user turn that follows it.
+ */
+function convertMessages(messages: ChatMessage[]): { system: string[]; turns: JsonObject[] } {
+  const system: string[] = [];
+  const turns: JsonObject[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case 'system':
+        system.push(m.content);
+        break;
+      case 'user':
+        turns.push({ role: 'user', content: m.content });
+        break;
+      case 'assistant': {
+        if (m.tool_calls === undefined || m.tool_calls.length === 0) {
+          turns.push({ role: 'assistant', content: m.content });
+          break;
+        }
+        const blocks: JsonObject[] = m.content === '' ? [] : [{ type: 'text', text: m.content }];
+        blocks.push(...m.tool_calls.map(toolUseBlock));
+        turns.push({ role: 'assistant', content: blocks });
+        break;
+      }
+      case 'tool': {
+        const block = { type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content };
+        const last = turns[turns.length - 1];
+        if (last !== undefined && last.role === 'user' && Array.isArray(last.content) && isToolResults(last.content)) {
+          last.content.push(block);
+        } else {
+          turns.push({ role: 'user', content: [block] });
+        }
+        break;
+      }
+      default: {
+        const never: never = m.role;
+        return never;
+      }
+    }
+  }
+  return { system, turns };
+}
+
+function isToolResults(content: unknown[]): boolean {
+  return content.every((b) => isRecord(b) && b.type === 'tool_result');
+}
+
+/**
+ * SPEC §5.3 Messages body. `stream` is always sent as a boolean so the body says plainly which
+ * response shape we expect, as the Chat Completions body does.
+ */
+export function buildMessagesRequest(opts: RequestOptions): Record<string, unknown> {
+  const { system, turns } = convertMessages(opts.messages);
+  if (opts.system !== undefined) system.unshift(opts.system);
+  const body: Record<string, unknown> = {
+    model: opts.model,
+    max_tokens: opts.maxTokens ?? DEFAULT_MAX_TOKENS,
+    messages: turns,
+  };
+  if (system.length > 0) body.system = system.join('\n\n');
+  if (opts.temperature !== undefined) body.temperature = opts.temperature;
+  body.stream = opts.stream;
+  if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools.map(convertTool);
+  return body;
+}
+
+/** A non-streamed `message` body → the same events a stream would have produced. */
+export function parseMessagesResponse(body: unknown): ChatEvent[] {
+  if (!isRecord(body)) return [errorEvent('response body is not a JSON object')];
+  if (body.type === 'error' || (body.error !== undefined && body.error !== null)) return [errorEvent(body)];
+  const events: ChatEvent[] = [];
+  const model = nonEmptyString(body.model);
+  if (model !== null) events.push({ type: 'model', model });
+  const content = Array.isArray(body.content) ? body.content : [];
+  for (const block of content) {
+    if (!isRecord(block)) continue;
+    if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
+      events.push({ type: 'text', delta: block.text });
+    } else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') {
+      events.push({ type: 'reasoning', delta: block.thinking });
+    } else if (block.type === 'tool_use') {
+      events.push({
+        type: 'tool_call',
+        id: typeof block.id === 'string' ? block.id : '',
+        name: typeof block.name === 'string' ? block.name : '',
+        arguments: block.input ?? {},
+      });
+    }
+  }
+  if (isRecord(body.usage)) events.push(messagesUsageEvent(body.usage));
+  const raw = nonEmptyString(body.stop_reason);
+  if (raw !== null) events.push({ type: 'finish', reason: normalizeFinishReason(raw), raw });
+  return events;
+}

@@ -1,0 +1,49 @@
+import type { ChatEvent, SseMessage, StreamDecoder } from './events.js';
+import { describeStreamError } from './error-body.js';
+import { tryParseJson } from './json.js';
+
+/**
+ * A StreamDecoder that also says what it skipped (malformed `data:` lines, non-object payloads),
+ * so `--verbose` can show it. Skipping instead of throwing keeps one bad chunk from losing the
+ * rest of an answer.
+ */
+export interface ProtocolDecoder extends StreamDecoder {
+  readonly warnings: readonly string[];
+}
+
+// A gateway that sends nothing but garbage must not grow memory without bound.
+const MAX_WARNINGS = 50;
+const PREVIEW = 80;
+
+export class WarningLog {
+  readonly list: string[] = [];
+  #dropped = 0;
+
+  add(message: string): void {
+    if (this.list.length < MAX_WARNINGS) {
+      this.list.push(message);
+      return;
+    }
+    this.#dropped += 1;
+    const summary = `(${this.#dropped} more warnings not shown)`;
+    if (this.#dropped === 1) this.list.push(summary);
+    else this.list[this.list.length - 1] = summary;
+  }
+}
+
+export function preview(data: string): string {
+  return data.length > PREVIEW ? `${data.slice(0, PREVIEW)}…` : data;
+}
+
+/** Parse a `data:` payload; on failure record a warning and return undefined. */
+export function parseData(message: SseMessage, warnings: WarningLog): unknown {
+  const parsed = tryParseJson(message.data);
+  if (parsed.ok) return parsed.value;
+  warnings.add(`skipped malformed SSE data (not JSON): ${preview(message.data)}`);
+  return undefined;
+}
+
+export function errorEvent(payload: unknown): ChatEvent {
+  const info = describeStreamError(payload);
+  return { type: 'error', code: info.code, message: info.message, status: info.status };
+}

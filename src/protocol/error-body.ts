@@ -1,0 +1,157 @@
+import { isRecord, nonEmptyString, numberOrNull, stringOrNull, tryParseJson, type JsonObject } from './json.js';
+
+export interface ErrorBodyInfo {
+  message: string;
+  code: string | number | null;
+  type: string | null;
+  param: string | null;
+}
+
+export interface StreamErrorInfo {
+  code: string | number | null;
+  message: string;
+  status: number | null;
+}
+
+const MAX_LINE = 200;
+// Upstream text relayed by OpenRouter is the useful part of its message: allow more of it.
+const MAX_RAW = 500;
+
+interface Envelope extends ErrorBodyInfo {
+  status: number | null;
+}
+
+function clip(text: string, max: number): string {
+  const t = text.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function firstLine(text: string): string {
+  const line = text.split(/\r?\n|\r/).find((l) => l.trim() !== '') ?? '';
+  return clip(line, MAX_LINE);
+}
+
+/** FastAPI-style `detail`: a string, or a list of `{msg}` validation errors. */
+function detailMessage(detail: unknown): string | null {
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) {
+    const parts = detail
+      .map((d) => (isRecord(d) ? stringOrNull(d.msg) : typeof d === 'string' ? d : null))
+      .filter((m): m is string => m !== null && m !== '');
+    return parts.length > 0 ? parts.join('; ') : null;
+  }
+  return null;
+}
+
+/** OpenRouter's `metadata.raw`: the upstream provider's own words, sometimes a JSON error body. */
+function upstreamRaw(metadata: unknown): string | null {
+  if (!isRecord(metadata)) return null;
+  const raw = metadata.raw;
+  if (isRecord(raw)) return readEnvelope(raw)?.message ?? null;
+  const text = nonEmptyString(raw);
+  if (text === null) return null;
+  const parsed = tryParseJson(text);
+  if (parsed.ok && isRecord(parsed.value)) {
+    const inner = readEnvelope(parsed.value);
+    if (inner !== null && inner.message !== '') return clip(inner.message, MAX_RAW);
+  }
+  return clip(text, MAX_RAW);
+}
+
+function codeOf(value: unknown): string | number | null {
+  if (typeof value === 'string' && value !== '') return value;
+  return numberOrNull(value);
+}
+
+/** The one reader of error envelopes, for HTTP error bodies and errors inside streams alike. */
+function readEnvelope(obj: JsonObject): Envelope | null {
+  // OpenAI / OpenRouter / Anthropic put the details under `error`; some gateways put them at the top.
+  const inner: JsonObject = isRecord(obj.error) ? obj.error : obj;
+  let message =
+    nonEmptyString(inner.message) ??
+    detailMessage(inner.detail) ??
+    (typeof obj.error === 'string' ? obj.error : null) ??
+    nonEmptyString(obj.message) ??
+    detailMessage(obj.detail);
+  const raw = upstreamRaw(inner.metadata);
+  if (raw !== null) message = message === null ? raw : `${message}: ${raw}`;
+  if (message === null) return null;
+  const code = codeOf(inner.code);
+  const status = numberOrNull(inner.status_code) ?? numberOrNull(inner.status) ?? (typeof code === 'number' ? code : null);
+  return {
+    message,
+    code,
+    type: stringOrNull(inner.type),
+    param: stringOrNull(inner.param),
+    status,
+  };
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&nbsp;/gi, ' ')
+    .replace(/&lt;/gi, '<')
+    .replace(/&gt;/gi, '>')
+    .replace(/&quot;/gi, '"')
+    .replace(/&#39;|&apos;/gi, "'")
+    .replace(/&amp;/gi, '&');
+}
+
+function innerText(html: string): string {
+  return decodeEntities(html.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+}
+
+function looksLikeHtml(body: string, contentType: string | undefined): boolean {
+  if (contentType !== undefined && /html/i.test(contentType)) return true;
+  return /^\s*<(!doctype\s+html|html|head|body|title|h[1-6])\b/i.test(body);
+}
+
+/** Proxies answer with whole HTML pages; the title or first heading is all a user needs. */
+function summarizeHtml(body: string): string {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(body);
+  const heading = /<h[1-6][^>]*>([\s\S]*?)<\/h[1-6]>/i.exec(body);
+  for (const match of [title, heading]) {
+    const text = match === null ? '' : innerText(match[1]);
+    if (text !== '') return `HTML error page: ${clip(text, MAX_LINE)}`;
+  }
+  const withoutScripts = body.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ');
+  const text = innerText(withoutScripts);
+  return text === '' ? 'HTML error page' : `HTML error page: ${clip(text, MAX_LINE)}`;
+}
+
+/** The gateway's own words from an HTTP error body, whatever envelope (or none) it came in. */
+export function describeErrorBody(body: string, contentType: string | undefined): ErrorBodyInfo {
+  const empty: ErrorBodyInfo = { message: '', code: null, type: null, param: null };
+  if (body.trim() === '') return empty;
+  const parsed = tryParseJson(body);
+  if (parsed.ok) {
+    if (isRecord(parsed.value)) {
+      const env = readEnvelope(parsed.value);
+      if (env !== null) return { message: env.message, code: env.code, type: env.type, param: env.param };
+    }
+    if (typeof parsed.value === 'string') return { ...empty, message: firstLine(parsed.value) };
+    return { ...empty, message: clip(JSON.stringify(parsed.value), MAX_LINE) };
+  }
+  if (looksLikeHtml(body, contentType)) return { ...empty, message: summarizeHtml(body) };
+  return { ...empty, message: firstLine(body) };
+}
+
+/**
+ * An error object inside a 200 stream: `{error:{message,code,status_code}}` (Chat Completions
+ * `event: error`), a chunk's `error` field `{code,message}`, or Anthropic's
+ * `{type:'error',error:{type,message}}`. A string payload (non-JSON `data:`) is its own message.
+ */
+export function describeStreamError(payload: unknown): StreamErrorInfo {
+  if (typeof payload === 'string') return { code: null, message: firstLine(payload) || 'stream error', status: null };
+  if (isRecord(payload)) {
+    const env = readEnvelope(payload);
+    if (env !== null) return { code: env.code ?? env.type, message: env.message, status: env.status };
+    const inner = isRecord(payload.error) ? payload.error : payload;
+    return {
+      code: codeOf(inner.code) ?? stringOrNull(inner.type),
+      message: 'stream error (no message)',
+      status: numberOrNull(inner.status_code) ?? numberOrNull(inner.status),
+    };
+  }
+  return { code: null, message: 'stream error (no message)', status: null };
+}

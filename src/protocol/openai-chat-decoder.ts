@@ -1,0 +1,158 @@
+import type { ChatEvent, SseMessage, Termination } from './events.js';
+import { errorEvent, parseData, preview, WarningLog, type ProtocolDecoder } from './decoder-support.js';
+import { normalizeFinishReason } from './finish-reason.js';
+import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
+
+interface PendingToolCall {
+  id: string;
+  name: string;
+  args: string[];
+}
+
+/** Chat Completions SSE → ChatEvents, tolerant of every quirk in fixtures/recorded/openai-chat. */
+class ChatDecoder implements ProtocolDecoder {
+  readonly #warnings = new WarningLog();
+  // Keyed by the delta's `index`, not its array position: gateways start at 1 or skip numbers.
+  readonly #tools = new Map<number, PendingToolCall>();
+  #toolsFlushed = false;
+  #ended = false;
+  #sawError = false;
+  #sawModel = false;
+  #finishRaw: string | null = null;
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  get warnings(): readonly string[] {
+    return this.#warnings.list;
+  }
+
+  push(message: SseMessage): ChatEvent[] {
+    // Once [DONE] arrived the client stops reading; anything after it is not part of the answer.
+    if (this.#ended) return [];
+    const data = message.data.trim();
+    if (data === '[DONE]') {
+      this.#ended = true;
+      return this.#flushTools();
+    }
+    if (message.event === 'error') {
+      this.#sawError = true;
+      const parsed = tryParseJson(message.data);
+      return [errorEvent(parsed.ok ? parsed.value : message.data)];
+    }
+    if (data === '') return [];
+    const chunk = parseData(message, this.#warnings);
+    if (chunk === undefined) return [];
+    if (!isRecord(chunk)) {
+      this.#warnings.add(`skipped SSE data that is not a JSON object: ${preview(message.data)}`);
+      return [];
+    }
+    return this.#chunk(chunk);
+  }
+
+  finish(): { events: ChatEvent[]; termination: Termination } {
+    const events = this.#flushTools();
+    return { events, termination: this.#termination() };
+  }
+
+  #termination(): Termination {
+    if (this.#sawError) return 'error';
+    if (this.#ended) return 'end_marker';
+    if (this.#finishRaw !== null) return 'finish_then_eof';
+    return 'truncated';
+  }
+
+  #chunk(chunk: JsonObject): ChatEvent[] {
+    const events: ChatEvent[] = [];
+    const model = nonEmptyString(chunk.model);
+    if (model !== null && !this.#sawModel) {
+      this.#sawModel = true;
+      events.push({ type: 'model', model });
+    }
+    // OpenRouter puts `error` next to normal fields (and usage) in the same chunk: read both.
+    if (chunk.error !== undefined && chunk.error !== null) {
+      this.#sawError = true;
+      events.push(errorEvent(chunk.error));
+    }
+    if (Array.isArray(chunk.choices)) {
+      for (const choice of chunk.choices) {
+        if (isRecord(choice)) this.#choice(choice, events);
+      }
+    }
+    // Usage may ride on any chunk (also `choices: []`); a later `usage: null` must not erase it.
+    if (isRecord(chunk.usage)) events.push(usageEvent(chunk.usage));
+    return events;
+  }
+
+  #choice(choice: JsonObject, events: ChatEvent[]): void {
+    const delta = choice.delta;
+    if (isRecord(delta)) {
+      for (const key of ['reasoning_content', 'reasoning'] as const) {
+        const r = delta[key];
+        if (typeof r === 'string' && r !== '') events.push({ type: 'reasoning', delta: r });
+      }
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        events.push({ type: 'text', delta: delta.content });
+      }
+      if (Array.isArray(delta.tool_calls)) {
+        for (const fragment of delta.tool_calls) {
+          if (isRecord(fragment)) this.#toolFragment(fragment);
+        }
+      }
+    }
+    const raw = nonEmptyString(choice.finish_reason);
+    // Some gateways repeat the finish chunk; one event per change is enough.
+    if (raw !== null && raw !== this.#finishRaw) {
+      this.#finishRaw = raw;
+      events.push({ type: 'finish', reason: normalizeFinishReason(raw), raw });
+    }
+  }
+
+  #toolFragment(fragment: JsonObject): void {
+    const index = typeof fragment.index === 'number' ? fragment.index : this.#tools.size;
+    let call = this.#tools.get(index);
+    if (call === undefined) {
+      call = { id: '', name: '', args: [] };
+      this.#tools.set(index, call);
+    }
+    // ids and names are set, never concatenated: providers repeat them (or send "") on continuations.
+    const id = nonEmptyString(fragment.id);
+    if (id !== null) call.id = id;
+    const fn = isRecord(fragment.function) ? fragment.function : {};
+    const name = nonEmptyString(fn.name);
+    if (name !== null) call.name = name;
+    if (typeof fn.arguments === 'string') call.args.push(fn.arguments);
+  }
+
+  #flushTools(): ChatEvent[] {
+    if (this.#toolsFlushed || this.#tools.size === 0) return [];
+    this.#toolsFlushed = true;
+    const events: ChatEvent[] = [...this.#tools.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => ({
+        type: 'tool_call',
+        id: call.id,
+        name: call.name,
+        arguments: parseToolArguments(call.args.join('')),
+      }));
+    // Some providers (kimi-k2 via Novita) never send a finish_reason after tool calls.
+    if (this.#finishRaw === null && this.#ended && !this.#sawError) {
+      events.push({ type: 'finish', reason: 'tool_calls', raw: null });
+    }
+    return events;
+  }
+}
+
+export function usageEvent(usage: JsonObject): ChatEvent {
+  return {
+    type: 'usage',
+    input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : null,
+    output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : null,
+    raw: usage,
+  };
+}
+
+export function createChatDecoder(): ProtocolDecoder {
+  return new ChatDecoder();
+}
