@@ -1,0 +1,234 @@
+import type { Api } from '../protocol/events.js';
+import { UsageError } from '../exit-codes.js';
+import { normalizeBaseUrl } from '../transport/base-url.js';
+
+// Every parser takes the string a user typed (flag, `config set`, environment variable) and the name
+// to blame (`--temperature`, `temperature`, `GATECHAT_MODEL`), so one piece of code validates all
+// three and every error names where the bad value came from.
+
+export type Auth = 'bearer' | 'x-api-key';
+export type MaxTokensField = 'max_tokens' | 'max_completion_tokens';
+
+/** Keys a profile (and the top level) can hold. */
+export interface ConfigValues {
+  'base-url'?: string;
+  'api-key'?: string;
+  model?: string;
+  api?: Api;
+  auth?: Auth;
+  temperature?: number;
+  'max-tokens'?: number;
+  'max-tokens-field'?: MaxTokensField;
+  stream?: boolean;
+  timeout?: number;
+  'connect-timeout'?: number;
+  retries?: number;
+  headers?: Record<string, string>;
+  save?: boolean;
+}
+
+/** The whole config.json: base settings at the top level, named profiles, the default profile. */
+export interface ConfigFile extends ConfigValues {
+  'default-profile'?: string;
+  profiles?: Record<string, ConfigValues>;
+}
+
+export type ConfigKey = keyof ConfigValues;
+export type TopLevelKey = ConfigKey | 'default-profile';
+
+/** JSON would print "≥" fine, but quoting through JSON.stringify keeps control characters visible. */
+const shown = (raw: string) => JSON.stringify(raw);
+
+// Decimal only: Number() would also take "", " ", "0x10" and "Infinity".
+const DECIMAL = /^\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const INTEGER = /^\+?\d+$/;
+// Node timers overflow above 2^31-1 ms and then fire after 1 ms: a huge timeout would act as none.
+const MAX_SECONDS = Math.floor(0x7fffffff / 1000);
+
+export function parseTemperature(raw: string, option: string): number {
+  const text = raw.trim();
+  const value = Number(text);
+  if (!DECIMAL.test(text) || !Number.isFinite(value) || value < 0) {
+    throw new UsageError(`${option}: expected a number ≥ 0, got ${shown(raw)}`);
+  }
+  return value;
+}
+
+export function parsePositiveInt(raw: string, option: string): number {
+  const text = raw.trim();
+  const value = Number(text);
+  if (!INTEGER.test(text) || !Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${option}: expected a whole number ≥ 1, got ${shown(raw)}`);
+  }
+  return value;
+}
+
+export function parseNonNegativeInt(raw: string, option: string): number {
+  const text = raw.trim();
+  const value = Number(text);
+  if (!INTEGER.test(text) || !Number.isSafeInteger(value)) {
+    throw new UsageError(`${option}: expected a whole number ≥ 0, got ${shown(raw)}`);
+  }
+  return value;
+}
+
+export function parseSeconds(raw: string, option: string): number {
+  const text = raw.trim();
+  const value = Number(text);
+  if (!DECIMAL.test(text) || !Number.isFinite(value) || value <= 0 || value > MAX_SECONDS) {
+    throw new UsageError(`${option}: expected a number of seconds > 0 (at most ${MAX_SECONDS}), got ${shown(raw)}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(choices: readonly T[]) {
+  return (raw: string, option: string): T => {
+    const text = raw.trim().toLowerCase();
+    const found = choices.find((choice) => choice === text);
+    if (!found) throw new UsageError(`${option}: expected ${choices.join(' or ')}, got ${shown(raw)}`);
+    return found;
+  };
+}
+
+export const parseApi: (raw: string, option: string) => Api = oneOf<Api>(['chat', 'messages']);
+export const parseAuth: (raw: string, option: string) => Auth = oneOf<Auth>(['bearer', 'x-api-key']);
+export const parseMaxTokensField: (raw: string, option: string) => MaxTokensField = oneOf<MaxTokensField>([
+  'max_tokens',
+  'max_completion_tokens',
+]);
+
+const TRUE_WORDS = ['true', 'yes', 'on', '1'];
+const FALSE_WORDS = ['false', 'no', 'off', '0'];
+
+export function parseBoolean(raw: string, option: string): boolean {
+  const text = raw.trim().toLowerCase();
+  if (TRUE_WORDS.includes(text)) return true;
+  if (FALSE_WORDS.includes(text)) return false;
+  throw new UsageError(`${option}: expected true or false (yes/no, on/off, 1/0), got ${shown(raw)}`);
+}
+
+// RFC 9110 token characters.
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// CR/LF/NUL would split or truncate the request; other controls are rejected by undici anyway.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** `"Name: value"` → [name, value]. */
+export function parseHeader(raw: string, option: string): [string, string] {
+  const colon = raw.indexOf(':');
+  if (colon < 0) throw new UsageError(`${option}: expected "Name: value", got ${shown(raw)}`);
+  const name = raw.slice(0, colon).trim();
+  const value = raw.slice(colon + 1).trim();
+  if (!HEADER_NAME.test(name)) throw new UsageError(`${option}: not a valid header name: ${shown(name)}`);
+  if (!value) throw new UsageError(`${option}: header ${name} has an empty value`);
+  if (CONTROL.test(value)) throw new UsageError(`${option}: header ${name} contains control characters`);
+  return [name, value];
+}
+
+export function parseBaseUrl(raw: string, option: string): string {
+  return normalizeBaseUrl(raw, option);
+}
+
+// eslint-disable-next-line no-control-regex
+const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+
+export function parseModel(raw: string, option: string): string {
+  const text = raw.trim();
+  if (!text) throw new UsageError(`${option}: expected a model id, got an empty value`);
+  if (WHITESPACE_OR_CONTROL.test(text)) {
+    throw new UsageError(`${option}: a model id has no spaces or control characters, got ${shown(raw)}`);
+  }
+  return text;
+}
+
+/** Never echoes the value: whatever was typed may be (most of) a real key. */
+export function parseApiKey(raw: string, option: string): string {
+  const text = raw.trim();
+  if (!text) throw new UsageError(`${option}: the API key is empty`);
+  if (WHITESPACE_OR_CONTROL.test(text)) {
+    throw new UsageError(`${option}: the API key contains spaces or control characters (value not shown)`);
+  }
+  return text;
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Profile names become JSON object keys: no `__proto__`, nothing a shell would mangle. */
+export function parseProfileName(raw: string, option: string): string {
+  const text = raw.trim();
+  if (!PROFILE_NAME.test(text) || text === '__proto__') {
+    throw new UsageError(`${option}: a profile name is letters, digits, ".", "_" or "-" (up to 64), got ${shown(raw)}`);
+  }
+  return text;
+}
+
+export interface KeySpec {
+  key: TopLevelKey;
+  description: string;
+  /** Masked in `config get` / `config list` unless --show-secrets. */
+  secret?: boolean;
+  /** Only at the top level of the file (not inside a profile). */
+  topLevelOnly?: boolean;
+  /** The typed string → the stored value. `headers` returns one [name, value] pair, merged by the caller. */
+  parse(raw: string, option: string): unknown;
+}
+
+export const CONFIG_KEYS: readonly KeySpec[] = [
+  { key: 'base-url', description: 'gateway base URL (an empty path gets /v1)', parse: parseBaseUrl },
+  { key: 'api-key', description: 'API key (no value: read from stdin or a hidden prompt)', secret: true, parse: parseApiKey },
+  { key: 'model', description: 'model id', parse: parseModel },
+  { key: 'api', description: 'chat or messages', parse: parseApi },
+  { key: 'auth', description: 'bearer or x-api-key', parse: parseAuth },
+  { key: 'temperature', description: 'number ≥ 0', parse: parseTemperature },
+  { key: 'max-tokens', description: 'whole number ≥ 1', parse: parsePositiveInt },
+  { key: 'max-tokens-field', description: 'max_tokens or max_completion_tokens', parse: parseMaxTokensField },
+  { key: 'stream', description: 'true or false', parse: parseBoolean },
+  { key: 'timeout', description: 'idle / response-header timeout in seconds', parse: parseSeconds },
+  { key: 'connect-timeout', description: 'connect timeout in seconds', parse: parseSeconds },
+  { key: 'retries', description: 'retries before the first answer byte', parse: parseNonNegativeInt },
+  { key: 'headers', description: 'extra header "Name: value" (set adds one; unset headers [Name])', parse: parseHeader },
+  { key: 'save', description: 'record conversations: true or false', parse: parseBoolean },
+  { key: 'default-profile', description: 'profile used when none is named', topLevelOnly: true, parse: parseProfileName },
+];
+
+export const KEY_NAMES: readonly TopLevelKey[] = CONFIG_KEYS.map((spec) => spec.key);
+
+export function keySpec(key: string): KeySpec | undefined {
+  return CONFIG_KEYS.find((spec) => spec.key === key);
+}
+
+/** For errors: `unknown config key "x" (valid: base-url, api-key, …)`. */
+export function unknownKeyError(key: string): UsageError {
+  return new UsageError(`unknown config key ${shown(key)} (valid keys: ${KEY_NAMES.join(', ')})`);
+}
+
+/**
+ * Checks a value read from config.json (hand edits happen): numbers and booleans are re-parsed
+ * through the same parser as their string form, so a file can never hold what `config set` refuses.
+ */
+export function checkStoredValue(key: TopLevelKey, value: unknown, label: string): unknown {
+  const spec = keySpec(key)!;
+  if (key === 'headers') {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new UsageError(`${label}: expected an object {"Name": "value"}`);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, headerValue] of Object.entries(value)) {
+      if (typeof headerValue !== 'string') throw new UsageError(`${label}: header ${shown(name)} must be a string`);
+      const [parsedName, parsedValue] = parseHeader(`${name}: ${headerValue}`, label);
+      headers[parsedName] = parsedValue;
+    }
+    return headers;
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw new UsageError(`${label}: expected ${spec.description}, got ${typeof value === 'object' ? 'an object' : typeof value}`);
+  }
+  return spec.parse(String(value), label);
+}
+
+/** `sk-…1234`: enough to tell two keys apart, never enough to use one. */
+export function maskSecret(value: string): string {
+  if (value.length <= 8) return '…';
+  const prefix = /^[A-Za-z]{1,6}-/.exec(value)?.[0] ?? '';
+  return `${prefix}…${value.slice(-4)}`;
+}

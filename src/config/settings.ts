@@ -1,0 +1,220 @@
+import type { Api } from '../protocol/events.js';
+import { UsageError } from '../exit-codes.js';
+import {
+  checkStoredValue,
+  parseApiKey,
+  parseBaseUrl,
+  parseModel,
+  parseProfileName,
+  type Auth,
+  type ConfigFile,
+  type ConfigKey,
+  type ConfigValues,
+  type MaxTokensField,
+} from './keys.js';
+
+// Pure: flags, environment and the parsed file in, one validated Settings out. No I/O, so the
+// whole precedence matrix is tested without touching disk.
+
+export type SettingSource = 'flag' | 'env' | 'profile' | 'config' | 'default';
+
+/** Flags after CLI validation; only what the user typed is set. */
+export interface SettingsFlags {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  api?: Api;
+  auth?: Auth;
+  temperature?: number;
+  maxTokens?: number;
+  maxTokensField?: MaxTokensField;
+  stream?: boolean;
+  timeoutS?: number;
+  connectTimeoutS?: number;
+  retries?: number;
+  headers?: Record<string, string>;
+  save?: boolean;
+  profile?: string;
+}
+
+export interface Settings {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  api: Api;
+  auth: Auth;
+  temperature?: number;
+  maxTokens?: number;
+  maxTokensField: MaxTokensField;
+  stream: boolean;
+  timeoutS: number;
+  connectTimeoutS: number;
+  retries: number;
+  headers: Record<string, string>;
+  save: boolean;
+  /** The profile in effect, if any. */
+  profile?: string;
+  /** Where each value came from (for --verbose and `config list`). */
+  sources: Partial<Record<SettingName, SettingSource>>;
+}
+
+export type SettingName = Exclude<keyof Settings, 'sources'>;
+
+export const DEFAULTS = {
+  api: 'chat',
+  auth: 'bearer',
+  maxTokensField: 'max_tokens',
+  stream: true,
+  timeoutS: 120,
+  connectTimeoutS: 10,
+  retries: 2,
+  save: true,
+} as const satisfies Partial<Settings>;
+
+/** Settings field ↔ config key, for everything except headers (merged, not overridden). */
+const FIELD_KEYS = {
+  baseUrl: 'base-url',
+  apiKey: 'api-key',
+  model: 'model',
+  api: 'api',
+  auth: 'auth',
+  temperature: 'temperature',
+  maxTokens: 'max-tokens',
+  maxTokensField: 'max-tokens-field',
+  stream: 'stream',
+  timeoutS: 'timeout',
+  connectTimeoutS: 'connect-timeout',
+  retries: 'retries',
+  save: 'save',
+} as const satisfies Partial<Record<SettingName, ConfigKey>>;
+
+type Field = keyof typeof FIELD_KEYS;
+
+/** Only these three come from the environment (SPEC §3); each validated with the flag's parser. */
+const ENV_VARS = {
+  baseUrl: ['GATECHAT_BASE_URL', parseBaseUrl],
+  apiKey: ['GATECHAT_API_KEY', parseApiKey],
+  model: ['GATECHAT_MODEL', parseModel],
+} as const;
+
+export interface ResolveInput {
+  flags: SettingsFlags;
+  env: Record<string, string | undefined>;
+  file: ConfigFile;
+  /** Overrides flags.profile (for callers that carry it separately). */
+  profile?: string;
+}
+
+export function resolveSettings({ flags, env, file, profile: explicitProfile }: ResolveInput): Settings {
+  const sources: Settings['sources'] = {};
+  const profile = selectProfile(explicitProfile ?? flags.profile, env, file, sources);
+  const profileValues: ConfigValues | undefined = profile === undefined ? undefined : file.profiles?.[profile];
+
+  const resolved: Record<string, unknown> = {};
+  for (const field of Object.keys(FIELD_KEYS) as Field[]) {
+    const key = FIELD_KEYS[field];
+    const found = pick(field, key, flags, env, profile, profileValues, file);
+    if (found) {
+      resolved[field] = found.value;
+      sources[field] = found.source;
+    } else if (field in DEFAULTS) {
+      resolved[field] = DEFAULTS[field as keyof typeof DEFAULTS];
+      sources[field] = 'default';
+    }
+  }
+
+  // Headers accumulate: top level, then profile, then -H on top (a later layer wins per name).
+  const headers: Record<string, string> = {};
+  const layers: Array<[Record<string, string> | undefined, SettingSource]> = [
+    [storedHeaders(file.headers, 'config headers'), 'config'],
+    [profileValues && storedHeaders(profileValues.headers, `config headers (profile ${profile})`), 'profile'],
+    [flags.headers, 'flag'],
+  ];
+  sources.headers = 'default';
+  for (const [layer, source] of layers) {
+    if (layer && Object.keys(layer).length > 0) {
+      mergeHeaders(headers, layer);
+      sources.headers = source;
+    }
+  }
+
+  return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, sources };
+}
+
+function selectProfile(
+  named: string | undefined,
+  env: Record<string, string | undefined>,
+  file: ConfigFile,
+  sources: Settings['sources'],
+): string | undefined {
+  const known = Object.keys(file.profiles ?? {});
+  let name: string | undefined;
+  let label: string;
+  if (named !== undefined) {
+    [name, label, sources.profile] = [parseProfileName(named, '--profile'), '--profile', 'flag'];
+  } else if (env.GATECHAT_PROFILE) {
+    [name, label, sources.profile] = [parseProfileName(env.GATECHAT_PROFILE, 'GATECHAT_PROFILE'), 'GATECHAT_PROFILE', 'env'];
+  } else if (file['default-profile'] !== undefined) {
+    const stored = checkStoredValue('default-profile', file['default-profile'], 'config default-profile') as string;
+    [name, label, sources.profile] = [stored, 'config default-profile', 'config'];
+  } else {
+    return undefined;
+  }
+  if (!known.includes(name)) {
+    // A missing profile would silently send to the wrong gateway: always an error, even from default-profile.
+    throw new UsageError(
+      `${label}: no profile named ${JSON.stringify(name)} (known profiles: ${known.length ? known.join(', ') : 'none'}; ` +
+        `create one with: gatechat config set --profile ${name} base-url …)`,
+    );
+  }
+  return name;
+}
+
+function pick(
+  field: Field,
+  key: ConfigKey,
+  flags: SettingsFlags,
+  env: Record<string, string | undefined>,
+  profile: string | undefined,
+  profileValues: ConfigValues | undefined,
+  file: ConfigFile,
+): { value: unknown; source: SettingSource } | undefined {
+  if (flags[field] !== undefined) return { value: flags[field], source: 'flag' };
+  if (field in ENV_VARS) {
+    const [name, parse] = ENV_VARS[field as keyof typeof ENV_VARS];
+    // An empty variable counts as unset, as `VAR= gatechat …` is the usual way to clear one.
+    const raw = env[name];
+    if (raw) return { value: parse(raw, name), source: 'env' };
+  }
+  // Stored values are checked only when used, so a flag can still override a broken entry.
+  if (profileValues?.[key] !== undefined) {
+    return { value: checkStoredValue(key, profileValues[key], `config ${key} (profile ${profile})`), source: 'profile' };
+  }
+  if (file[key] !== undefined) return { value: checkStoredValue(key, file[key], `config ${key}`), source: 'config' };
+  return undefined;
+}
+
+function storedHeaders(value: unknown, label: string): Record<string, string> | undefined {
+  return value === undefined ? undefined : (checkStoredValue('headers', value, label) as Record<string, string>);
+}
+
+/** Header names are case-insensitive: `-H x-team: b` replaces a stored `X-Team: a`. */
+function mergeHeaders(into: Record<string, string>, layer: Record<string, string>): void {
+  for (const [name, value] of Object.entries(layer)) {
+    for (const existing of Object.keys(into)) {
+      if (existing.toLowerCase() === name.toLowerCase()) delete into[existing];
+    }
+    into[name] = value;
+  }
+}
+
+/** Exit 2 with the exact command to run, before anything is sent (SPEC §3). */
+export function requireConnection(settings: Settings): Settings & { baseUrl: string; model: string } {
+  if (!settings.baseUrl) {
+    throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
+  }
+  if (!settings.model) {
+    throw new UsageError('no model configured: run: gatechat config set model <id> (or pass -m)');
+  }
+  return settings as Settings & { baseUrl: string; model: string };
+}
