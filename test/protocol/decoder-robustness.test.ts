@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import type { Api, ChatEvent } from '../../src/protocol/events.js';
+import { createMessagesDecoder } from '../../src/protocol/anthropic-messages.js';
+import { createChatDecoder } from '../../src/protocol/openai-chat.js';
+import { fold, replayBytes, sse } from './replay.js';
+
+const chunk = (obj: unknown): string => `data: ${JSON.stringify(obj)}\n\n`;
+const delta = (d: Record<string, unknown>, finish: string | null = null): string =>
+  chunk({ model: 'm', choices: [{ index: 0, delta: d, finish_reason: finish }] });
+const msg = (type: string, rest: Record<string, unknown> = {}): string =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...rest })}\n\n`;
+
+const MESSAGE_START = msg('message_start', {
+  message: { model: 'claude-x', usage: { input_tokens: 5, output_tokens: 1 } },
+});
+const textBlock = (text: string): string =>
+  msg('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+  msg('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }) +
+  msg('content_block_stop', { index: 0 });
+
+function textOf(events: ChatEvent[]): string {
+  return fold(events, 'chat', 'complete').text;
+}
+
+describe.each<[Api, (text: string) => string, string]>([
+  ['chat', (t) => delta({ content: t }), 'data: [DONE]\n\n'],
+  ['messages', (t) => MESSAGE_START + textBlock(t), msg('message_stop')],
+])('%s decoder robustness', (api, text, end) => {
+  it('skips a malformed data line with a warning and keeps decoding', () => {
+    const r = replayBytes(api, sse(text('a'), 'data: {"broken": \n\n', text('b'), end));
+    expect(textOf(r.events)).toBe('ab');
+    expect(r.termination).toBe('end_marker');
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toMatch(/malformed/);
+  });
+
+  it('skips JSON that is not an object with a warning', () => {
+    const r = replayBytes(api, sse(text('a'), 'data: 42\n\n', 'data: null\n\n', end));
+    expect(textOf(r.events)).toBe('a');
+    expect(r.warnings).toHaveLength(2);
+  });
+
+  it('ignores unknown event types and fields', () => {
+    const unknown = 'event: mystery\ndata: {"type":"mystery_event","x":1}\n\n';
+    const r = replayBytes(api, sse(unknown, text('hi'), unknown, end));
+    expect(textOf(r.events)).toBe('hi');
+    expect(r.termination).toBe('end_marker');
+    expect(r.events.some((e) => e.type === 'error')).toBe(false);
+  });
+
+  it('carries a 1 MiB single text delta intact', () => {
+    const big = 'é'.repeat(512 * 1024);
+    const r = replayBytes(api, sse(text(big), end));
+    expect(textOf(r.events)).toBe(big);
+  });
+
+  it('accepts data: without a space and keep-alive comments anywhere', () => {
+    const noSpace = text('x').replace(/data: /g, 'data:');
+    const r = replayBytes(api, sse(': keep-alive\n\n', noSpace, ': OPENROUTER PROCESSING\n\n', end, ': bye\n\n'));
+    expect(textOf(r.events)).toBe('x');
+    expect(r.termination).toBe('end_marker');
+  });
+
+  it('reports an empty body as truncated, not as a throw', () => {
+    const r = replayBytes(api, new Uint8Array());
+    expect(r.events).toEqual([]);
+    expect(r.termination).toBe('truncated');
+  });
+
+  it('reports a body cut mid-answer as truncated', () => {
+    const r = replayBytes(api, sse(text('partial')));
+    expect(textOf(r.events)).toBe('partial');
+    expect(r.termination).toBe('truncated');
+  });
+
+  it('never throws on hostile payloads', () => {
+    const decoder = api === 'chat' ? createChatDecoder() : createMessagesDecoder();
+    const payloads = [
+      '{}', '[]', '"str"', 'true', '{"choices":null}', '{"choices":[null,1,"x"]}', '{"choices":[{"delta":null}]}',
+      '{"choices":[{"delta":{"tool_calls":[null,{"index":"a"},{"function":5}]}}]}', '{"type":"content_block_delta"}',
+      '{"type":"content_block_start","index":0}', '{"type":"content_block_stop","index":9}', '{"type":"message_delta","delta":7}',
+      '{"type":"message_start","message":{"usage":"x"}}', '{"usage":[1]}', '\u0000', '',
+    ];
+    for (const data of payloads) expect(() => decoder.push({ data })).not.toThrow();
+    expect(() => decoder.finish()).not.toThrow();
+  });
+});
+
+describe('chat decoder specifics', () => {
+  it('keeps usage when a later chunk says usage: null, and reads usage from choices: [] chunks', () => {
+    const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
+    const r = replayBytes('chat', sse(delta({ content: 'ok' }, 'stop'), chunk({ choices: [], usage }), chunk({ choices: [], usage: null }), 'data: [DONE]\n\n'));
+    expect(fold(r.events, 'chat', 'complete').usage).toEqual({ input_tokens: 3, output_tokens: 4 });
+  });
+
+  it('keys tool calls by index, sets ids and names once and concatenates arguments', () => {
+    const tc = (index: number, id: string | undefined, name: string | undefined, args: string): string =>
+      delta({ tool_calls: [{ index, ...(id === undefined ? {} : { id }), type: 'function', function: { ...(name === undefined ? {} : { name }), arguments: args } }] });
+    const r = replayBytes('chat', sse(
+      tc(2, 'b', 'second', '{"y"'), tc(1, 'a', 'first', ''), tc(2, '', '', ':2}'), tc(1, undefined, 'first', '{"x":1}'),
+      delta({}, 'tool_calls'), 'data: [DONE]\n\n',
+    ));
+    const calls = r.events.filter((e) => e.type === 'tool_call');
+    expect(calls).toEqual([
+      { type: 'tool_call', id: 'a', name: 'first', arguments: { x: 1 } },
+      { type: 'tool_call', id: 'b', name: 'second', arguments: { y: 2 } },
+    ]);
+  });
+
+  it('keeps invalid tool arguments as the string', () => {
+    const r = replayBytes('chat', sse(delta({ tool_calls: [{ index: 0, id: 'i', function: { name: 'n', arguments: '{"oops' } }] }, 'tool_calls'), 'data: [DONE]\n\n'));
+    expect(r.events.find((e) => e.type === 'tool_call')).toMatchObject({ arguments: '{"oops' });
+  });
+
+  it('flushes tool calls at a clean EOF after a finish_reason (no [DONE])', () => {
+    const r = replayBytes('chat', sse(delta({ tool_calls: [{ index: 0, id: 'i', function: { name: 'n', arguments: '' } }] }, 'tool_calls')));
+    expect(r.termination).toBe('finish_then_eof');
+    expect(r.events.filter((e) => e.type === 'tool_call')).toEqual([{ type: 'tool_call', id: 'i', name: 'n', arguments: {} }]);
+  });
+
+  it('treats event: error with non-JSON data as an error carrying that text', () => {
+    const r = replayBytes('chat', sse(delta({ content: 'a' }), 'event: error\ndata: upstream exploded\n\n', 'data: [DONE]\n\n'));
+    expect(r.termination).toBe('error');
+    expect(r.events.find((e) => e.type === 'error')).toEqual({ type: 'error', code: null, message: 'upstream exploded', status: null });
+  });
+
+  it('emits the model once and ignores explicit nulls', () => {
+    const r = replayBytes('chat', sse(delta({ content: null, reasoning_content: null, reasoning: null }), delta({ content: 'x' }), 'data: [DONE]\n\n'));
+    expect(r.events).toEqual([{ type: 'model', model: 'm' }, { type: 'text', delta: 'x' }]);
+  });
+});
+
+describe('messages decoder specifics', () => {
+  it('reports an error event and says error even when message_stop follows', () => {
+    const err = msg('error', { error: { type: 'overloaded_error', message: 'Overloaded' } });
+    const r = replayBytes('messages', sse(MESSAGE_START, err, msg('message_stop')));
+    expect(r.termination).toBe('error');
+    expect(r.events.find((e) => e.type === 'error')).toEqual({ type: 'error', code: 'overloaded_error', message: 'Overloaded', status: null });
+  });
+
+  it('dispatches on data.type even without event: lines', () => {
+    const body = [MESSAGE_START, textBlock('hey'), msg('message_stop')].join('').replace(/^event: .*\n/gm, '');
+    const r = replayBytes('messages', sse(body));
+    expect(textOf(r.events)).toBe('hey');
+    expect(r.termination).toBe('end_marker');
+  });
+
+  it('treats a stop_reason then clean EOF as complete', () => {
+    const r = replayBytes('messages', sse(MESSAGE_START, textBlock('a'), msg('message_delta', { delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } })));
+    expect(r.termination).toBe('finish_then_eof');
+    expect(fold(r.events, 'messages', 'complete')).toMatchObject({ finish_reason: 'length', raw_finish_reason: 'max_tokens', usage: { input_tokens: 5, output_tokens: 9 } });
+  });
+
+  it('never surfaces server tool blocks as tool calls', () => {
+    const r = replayBytes('messages', sse(
+      MESSAGE_START,
+      msg('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 's', name: 'web_search', input: {} } }),
+      msg('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":"x"}' } }),
+      msg('content_block_stop', { index: 0 }),
+      msg('message_stop'),
+    ));
+    expect(r.events.some((e) => e.type === 'tool_call')).toBe(false);
+  });
+});
