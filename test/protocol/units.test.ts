@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { ResultAccumulator } from '../../src/protocol/accumulate.js';
+import { describeErrorBody, describeStreamError } from '../../src/protocol/error-body.js';
+import type { FinishReason } from '../../src/protocol/events.js';
+import { normalizeFinishReason } from '../../src/protocol/finish-reason.js';
+import { otherMaxTokensField } from '../../src/protocol/max-tokens-field.js';
+import { parseChatResponse } from '../../src/protocol/openai-chat.js';
+import { parseMessagesResponse } from '../../src/protocol/anthropic-messages.js';
+
+describe('normalizeFinishReason', () => {
+  it.each<[string, FinishReason]>([
+    ['stop', 'stop'], ['length', 'length'], ['tool_calls', 'tool_calls'], ['function_call', 'tool_calls'],
+    ['content_filter', 'content_filter'], ['end_turn', 'stop'], ['stop_sequence', 'stop'], ['pause_turn', 'stop'],
+    ['max_tokens', 'length'], ['model_context_window_exceeded', 'length'], ['tool_use', 'tool_calls'],
+    ['refusal', 'content_filter'], ['eos', 'stop'], ['toString', 'stop'], ['', 'stop'],
+  ])('%s → %s', (raw, want) => {
+    expect(normalizeFinishReason(raw)).toBe(want);
+  });
+});
+
+describe('ResultAccumulator', () => {
+  it('folds text, reasoning, tool calls, model and usage (null never erases)', () => {
+    const acc = new ResultAccumulator();
+    acc.add({ type: 'model', model: 'm' });
+    acc.add({ type: 'reasoning', delta: 'think ' });
+    acc.add({ type: 'reasoning', delta: 'more' });
+    acc.add({ type: 'text', delta: 'Hel' });
+    expect(acc.text).toBe('Hel');
+    acc.add({ type: 'text', delta: 'lo' });
+    acc.add({ type: 'usage', input_tokens: 10, output_tokens: null });
+    acc.add({ type: 'usage', input_tokens: null, output_tokens: 3 });
+    acc.add({ type: 'tool_call', id: 'a', name: 'f', arguments: { x: 1 } });
+    acc.add({ type: 'finish', reason: 'tool_calls', raw: 'tool_use' });
+    expect(acc.result({ api: 'messages', cid: 'c1', outcome: 'complete' })).toEqual({
+      text: 'Hello',
+      reasoning: 'think more',
+      tool_calls: [{ id: 'a', name: 'f', arguments: { x: 1 } }],
+      finish_reason: 'tool_calls',
+      raw_finish_reason: 'tool_use',
+      usage: { input_tokens: 10, output_tokens: 3 },
+      model: 'm',
+      api: 'messages',
+      cid: 'c1',
+    });
+  });
+
+  it('is empty and null-filled with no events', () => {
+    expect(new ResultAccumulator().result({ api: 'chat', cid: null, outcome: 'interrupted' })).toEqual({
+      text: '', reasoning: null, tool_calls: [], finish_reason: null, raw_finish_reason: null,
+      usage: { input_tokens: null, output_tokens: null }, model: null, api: 'chat', cid: null,
+    });
+  });
+
+  it.each<['complete' | 'error' | 'cancelled' | 'interrupted', boolean, FinishReason | null]>([
+    ['complete', false, 'stop'], ['complete', true, 'tool_calls'], ['error', true, 'error'],
+    ['cancelled', true, 'cancelled'], ['interrupted', false, null], ['interrupted', true, 'tool_calls'],
+  ])('without a model reason, outcome %s (tool calls: %s) → %s', (outcome, withTools, want) => {
+    const acc = new ResultAccumulator();
+    acc.add({ type: 'text', delta: 'x' });
+    if (withTools) acc.add({ type: 'tool_call', id: 'i', name: 'n', arguments: {} });
+    const r = acc.result({ api: 'chat', cid: null, outcome });
+    expect(r.finish_reason).toBe(want);
+    expect(r.raw_finish_reason).toBeNull();
+  });
+
+  it("keeps the model's reason over the outcome", () => {
+    const acc = new ResultAccumulator();
+    acc.add({ type: 'finish', reason: 'length', raw: 'length' });
+    expect(acc.result({ api: 'chat', cid: null, outcome: 'error' }).finish_reason).toBe('length');
+  });
+
+  it('handles 100k small deltas', () => {
+    const acc = new ResultAccumulator();
+    for (let i = 0; i < 100_000; i++) acc.add({ type: 'text', delta: 'ab' });
+    expect(acc.text.length).toBe(200_000);
+  });
+});
+
+describe('describeErrorBody', () => {
+  it.each<[string, string, string | undefined, Partial<ReturnType<typeof describeErrorBody>>]>([
+    ['OpenAI envelope', '{"error":{"message":"Bad key","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}', 'application/json', { message: 'Bad key', code: 'invalid_api_key', type: 'invalid_request_error', param: null }],
+    ['Anthropic envelope', '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', 'application/json', { message: 'Overloaded', type: 'overloaded_error', code: null }],
+    ['plain message', '{"message":"quota exceeded"}', undefined, { message: 'quota exceeded' }],
+    ['detail string', '{"detail":"Not Found"}', 'application/json', { message: 'Not Found' }],
+    ['detail list', '{"detail":[{"loc":["body"],"msg":"field required"}]}', 'application/json', { message: 'field required' }],
+    ['error string', '{"error":"model not loaded"}', 'application/json', { message: 'model not loaded' }],
+    ['empty', '', 'text/plain', { message: '', code: null, type: null, param: null }],
+    ['whitespace', '  \n', undefined, { message: '' }],
+    ['plain text', '\nupstream connect error or disconnect/reset before headers\nsecond line', 'text/plain', { message: 'upstream connect error or disconnect/reset before headers' }],
+    ['OpenRouter JSON raw', '{"error":{"code":400,"message":"Provider returned error","metadata":{"raw":"{\\"error\\":{\\"message\\":\\"context too long\\"}}"}}}', undefined, { message: 'Provider returned error: context too long', code: 400 }],
+  ])('%s', (_name, body, type, want) => {
+    expect(describeErrorBody(body, type)).toMatchObject(want);
+  });
+
+  it('summarises an HTML page to its title and never dumps markup', () => {
+    const page = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+    expect(describeErrorBody(page, 'text/html').message).toBe('HTML error page: 502 Bad Gateway');
+  });
+
+  it('falls back to the first heading, then to text, for HTML without a title', () => {
+    expect(describeErrorBody('<!DOCTYPE html><body><h2>Service &amp; API Unavailable</h2></body>', undefined).message).toBe('HTML error page: Service & API Unavailable');
+    const noHeading = describeErrorBody('<html><body><script>var x=1</script><p>Oops</p></body></html>', 'text/html; charset=utf-8').message;
+    expect(noHeading).toBe('HTML error page: Oops');
+    expect(noHeading).not.toMatch(/[<>]/);
+  });
+
+  it('clips long plain text to about 200 characters', () => {
+    const info = describeErrorBody('x'.repeat(5000), 'text/plain');
+    expect(info.message.length).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('describeStreamError', () => {
+  it('reads the error envelopes found inside streams', () => {
+    expect(describeStreamError({ error: { message: 'm', code: 'c', status_code: 502 } })).toEqual({ code: 'c', message: 'm', status: 502 });
+    expect(describeStreamError({ code: 429, message: 'slow down' })).toEqual({ code: 429, message: 'slow down', status: 429 });
+    expect(describeStreamError('boom\nmore')).toEqual({ code: null, message: 'boom', status: null });
+    expect(describeStreamError({ error: {} }).message).toMatch(/stream error/);
+    expect(describeStreamError(7).message).toMatch(/stream error/);
+  });
+});
+
+describe('otherMaxTokensField', () => {
+  const recorded = { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", param: 'max_tokens' };
+  it('switches on the recorded OpenAI 400', () => {
+    expect(otherMaxTokensField(400, recorded, 'max_tokens')).toBe('max_completion_tokens');
+  });
+  it('switches back the other way', () => {
+    expect(otherMaxTokensField(400, { message: "Unsupported parameter: 'max_completion_tokens'. Use 'max_tokens' instead.", param: null }, 'max_completion_tokens')).toBe('max_tokens');
+    expect(otherMaxTokensField(400, { message: 'Unrecognized request argument supplied: max_completion_tokens', param: null }, 'max_completion_tokens')).toBe('max_tokens');
+    expect(otherMaxTokensField(400, { message: 'bad', param: 'max_tokens' }, 'max_completion_tokens')).toBe('max_tokens');
+  });
+  it('does not switch for other statuses or unrelated 400s', () => {
+    expect(otherMaxTokensField(422, recorded, 'max_tokens')).toBeNull();
+    expect(otherMaxTokensField(400, { message: 'max_tokens is too large: 999999', param: 'max_tokens' }, 'max_tokens')).toBeNull();
+    expect(otherMaxTokensField(400, { message: 'temperature out of range', param: 'temperature' }, 'max_tokens')).toBeNull();
+    // The field we already use is named, but max_completion_tokens must not match max_tokens.
+    expect(otherMaxTokensField(400, { message: 'max_completion_tokens must be positive', param: null }, 'max_completion_tokens')).toBeNull();
+  });
+});
+
+describe('non-stream bodies', () => {
+  it('turn a top-level error object into an error event', () => {
+    expect(parseChatResponse({ error: { message: 'nope', code: 'x' } })).toEqual([{ type: 'error', code: 'x', message: 'nope', status: null }]);
+    expect(parseMessagesResponse({ type: 'error', error: { type: 'api_error', message: 'bad' } })).toEqual([{ type: 'error', code: 'api_error', message: 'bad', status: null }]);
+    expect(parseChatResponse('nope')[0]).toMatchObject({ type: 'error' });
+  });
+  it('treat null content as empty text', () => {
+    expect(parseChatResponse({ choices: [{ message: { content: null }, finish_reason: 'stop' }] })).toEqual([{ type: 'finish', reason: 'stop', raw: 'stop' }]);
+  });
+});
