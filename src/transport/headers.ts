@@ -1,0 +1,93 @@
+import type { Connection } from './http.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+const REDACTED = '[redacted]';
+
+/** Headers that carry credentials by definition; never logged, never sent to another origin. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'proxy-authorization', 'cookie']);
+/** User -H headers whose name suggests a secret are masked in --verbose output too. */
+const SECRET_NAME = /auth|key|token|secret|cookie|session|password|signature/i;
+
+/**
+ * SPEC §5.2. User `-H` headers come last and replace a default of the same name
+ * (case-insensitively), so `-H "User-Agent: x"` or `-H "anthropic-version: …"` work.
+ */
+export function buildHeaders(conn: Connection, version: string): Record<string, string> {
+  const merged = new Map<string, [string, string]>();
+  const set = (name: string, value: string): void => {
+    merged.set(name.toLowerCase(), [name, value]);
+  };
+  set('Content-Type', 'application/json');
+  set('User-Agent', `gatechat/${version}`);
+  // undici.request does not decompress; body.ts does (gzip, and deflate/br should a gateway send them anyway).
+  set('Accept-Encoding', 'gzip');
+  if (conn.apiKey) {
+    switch (conn.auth) {
+      case 'bearer':
+        set('Authorization', `Bearer ${conn.apiKey}`);
+        break;
+      case 'x-api-key':
+        set('x-api-key', conn.apiKey);
+        set('anthropic-version', ANTHROPIC_VERSION);
+        break;
+      default: {
+        const never: never = conn.auth;
+        throw new Error(`unknown auth mode ${String(never)}`);
+      }
+    }
+  }
+  for (const [name, value] of Object.entries(conn.headers)) set(name, value);
+  return Object.fromEntries(merged.values());
+}
+
+/** Header names that must not follow a redirect to another origin: built-in credentials and all of `-H`. */
+export function credentialHeaderNames(conn: Connection): Set<string> {
+  const names = new Set(CREDENTIAL_HEADERS);
+  for (const name of Object.keys(conn.headers)) names.add(name.toLowerCase());
+  return names;
+}
+
+function isSecretHeader(name: string, value: string, secrets: string[]): boolean {
+  const lower = name.toLowerCase();
+  if (CREDENTIAL_HEADERS.has(lower) || SECRET_NAME.test(lower)) return true;
+  return secrets.some((s) => s !== '' && value.includes(s));
+}
+
+/** For --verbose: credentials masked, the auth scheme kept so the mode is still visible. */
+export function redactHeaders(headers: Record<string, string>, secrets: string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isSecretHeader(name, value, secrets)) {
+      out[name] = value;
+      continue;
+    }
+    const scheme = /^(Bearer|Basic|Token)\s+/i.exec(value);
+    out[name] = scheme ? `${scheme[1]} ${REDACTED}` : REDACTED;
+  }
+  return out;
+}
+
+/** Masks every occurrence of each secret (keys echoed back in error messages, URLs, logs). */
+export function redactSecrets(text: string, secrets: string[]): string {
+  let out = text;
+  // Longest first, so a secret that contains another is masked whole.
+  for (const secret of [...secrets].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) {
+    out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** The strings --verbose and error messages must never show: the key and secret-looking -H values. */
+export function secretsOf(conn: Connection): string[] {
+  const secrets: string[] = [];
+  if (conn.apiKey) secrets.push(conn.apiKey);
+  for (const [name, value] of Object.entries(conn.headers)) {
+    if (CREDENTIAL_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name)) {
+      secrets.push(value);
+      // "Bearer xyz": the token alone may be echoed too.
+      const token = /^\S+\s+(\S+)$/.exec(value.trim());
+      if (token) secrets.push(token[1]);
+    }
+  }
+  return secrets;
+}

@@ -1,0 +1,273 @@
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { STATUS_CODES } from 'node:http';
+import { Agent, request } from 'undici';
+import { ExitCode, GatechatError } from '../exit-codes.js';
+import { VERSION } from '../version.js';
+import { isLoopbackHost } from './base-url.js';
+import { RequestAbortedError, bodyChunks, errorCode, isAbortError, readText } from './body.js';
+import { NetworkError, httpErrorFrom, requestIdFrom, seconds } from './errors.js';
+import { buildHeaders, credentialHeaderNames, redactHeaders, redactSecrets, secretsOf } from './headers.js';
+import { retryDelayMs, shouldRetry } from './retry.js';
+
+export { isAbortError, RequestAbortedError };
+
+export interface Connection {
+  /** Already normalised (SPEC §5.1), e.g. http://127.0.0.1:8080/v1 */
+  baseUrl: string;
+  apiKey?: string;
+  auth: 'bearer' | 'x-api-key';
+  headers: Record<string, string>;
+  timeouts: { connectMs: number; headersMs: number; idleMs: number };
+  retries: number;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface HttpRequest {
+  conn: Connection;
+  method: 'GET' | 'POST';
+  /** Appended to the base URL, e.g. `/chat/completions`. */
+  path: string;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** --verbose; receives lines that are already redacted. */
+  log?: (line: string) => void;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Decompressed; throws NetworkError('idle'), StreamInterruptedError or an abort error. Iterate once. */
+  body: AsyncIterable<Uint8Array>;
+  text(): Promise<string>;
+  /** Frees the connection without reading the body. */
+  close(): void;
+  requestId: string | null;
+}
+
+const MAX_REDIRECTS = 5;
+/** Whole-body reads (non-stream answers); error bodies are read with a much smaller cap. */
+export const MAX_TEXT_BYTES = 64 * 1024 * 1024;
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+/** Response headers worth a --verbose line. */
+const LOGGED_RESPONSE_HEADERS = ['content-type', 'content-encoding', 'x-request-id', 'request-id', 'retry-after', 'retry-after-ms', 'x-should-retry', 'location'];
+
+/** SPEC §5.2: a key over plain http to anything but loopback deserves a warning. */
+export function plainHttpWarning(conn: Connection): string | null {
+  if (!conn.apiKey) return null;
+  const url = new URL(conn.baseUrl);
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
+  return `warning: sending your API key over plain http to ${url.hostname}`;
+}
+
+type Attempt =
+  | { kind: 'response'; status: number; headers: Record<string, string>; raw: Readable }
+  | { kind: 'network'; error: NetworkError };
+
+function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Pre-header failures: the phase decides both the message and whether a retry may help. */
+function preHeaderError(error: unknown, url: URL, conn: Connection): NetworkError {
+  const code = errorCode(error);
+  const host = url.host;
+  const detail = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new NetworkError('connect', `timed out connecting to ${host} after ${seconds(conn.timeouts.connectMs)} (--connect-timeout)`, { cause: error });
+    case 'ECONNREFUSED':
+      return new NetworkError('connect', `cannot connect to ${host}: connection refused`, { cause: error, hint: 'is the gateway running? check: gatechat config get base-url' });
+    case 'ENOTFOUND':
+      // A mistyped host name will not start resolving in two seconds.
+      return new NetworkError('connect', `cannot connect to ${host}: host not found`, { cause: error, retryable: false, hint: 'check: gatechat config get base-url' });
+    case 'EAI_AGAIN':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+      return new NetworkError('connect', `cannot connect to ${host}: ${code}`, { cause: error });
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new NetworkError('headers', `timed out waiting for response headers after ${seconds(conn.timeouts.headersMs)} (--timeout)`, { cause: error });
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_CLOSED':
+      return new NetworkError('headers', `the connection to ${host} closed before the response headers`, { cause: error });
+    default:
+      if (code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/i.test(code)) {
+        // Certificate problems are deterministic: retrying only delays the message.
+        return new NetworkError('connect', `TLS error connecting to ${host}: ${detail}`, { cause: error, retryable: false });
+      }
+      return new NetworkError('connect', `cannot connect to ${host}: ${detail}`, { cause: error });
+  }
+}
+
+function isRedirect(status: number): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+/** One attempt, following redirects: resolves at the first non-redirect response headers. */
+async function attempt(req: HttpRequest, agent: Agent, payload: string | undefined, secrets: string[]): Promise<Attempt> {
+  const { conn, log, signal } = req;
+  const origin = new URL(conn.baseUrl).origin;
+  let url = new URL(conn.baseUrl + req.path);
+  let method: 'GET' | 'POST' = req.method;
+  let body = payload;
+  let headers = buildHeaders(conn, VERSION);
+  let credentialsDropped = false;
+
+  for (let hop = 0; ; hop++) {
+    if (log) {
+      log(`> ${method} ${redactSecrets(url.toString(), secrets)}`);
+      for (const [name, value] of Object.entries(redactHeaders(headers, secrets))) log(`> ${name}: ${value}`);
+      if (body !== undefined) log(`> body: ${Buffer.byteLength(body)} bytes`);
+    }
+    const started = Date.now();
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(url, { dispatcher: agent, method, headers, body, signal });
+    } catch (error) {
+      if (signal?.aborted || isAbortError(error)) throw new RequestAbortedError();
+      return { kind: 'network', error: preHeaderError(error, url, conn) };
+    }
+    const resHeaders = flatten(res.headers);
+    if (log) {
+      const phrase = STATUS_CODES[res.statusCode];
+      log(`< ${res.statusCode}${phrase ? ` ${phrase}` : ''} (${Date.now() - started} ms)`);
+      for (const name of LOGGED_RESPONSE_HEADERS) {
+        if (resHeaders[name] !== undefined) log(`< ${name}: ${redactSecrets(resHeaders[name], secrets)}`);
+      }
+    }
+    const location = resHeaders.location;
+    if (!isRedirect(res.statusCode) || location === undefined) {
+      return { kind: 'response', status: res.statusCode, headers: resHeaders, raw: res.body };
+    }
+    await res.body.dump().catch(() => undefined);
+    if (hop >= MAX_REDIRECTS) {
+      throw new GatechatError(`too many redirects (more than ${MAX_REDIRECTS}) from ${origin}`, ExitCode.server);
+    }
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new GatechatError(`the gateway redirected to an invalid address: ${JSON.stringify(location)}`, ExitCode.server);
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new GatechatError(`the gateway redirected to an unsupported address: ${next.protocol}`, ExitCode.server);
+    }
+    if (next.origin !== origin && !credentialsDropped) {
+      // SPEC §5.2: the key goes only to the configured origin; -H headers may carry secrets too.
+      credentialsDropped = true;
+      const strip = credentialHeaderNames(conn);
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !strip.has(name.toLowerCase())));
+      log?.(`redirected to another origin (${next.origin}): not sending the API key or -H headers there`);
+    }
+    if (method === 'POST' && res.statusCode !== 307 && res.statusCode !== 308) {
+      // 301/302/303 turn a POST into a GET without body, as browsers and curl -L do.
+      method = 'GET';
+      body = undefined;
+    }
+    url = next;
+  }
+}
+
+/**
+ * One request with the retry loop (SPEC §7), which runs only before the response headers of a
+ * usable answer: once a 2xx is returned nothing here retries.
+ */
+export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
+  const { conn, signal, log } = req;
+  if (signal?.aborted) throw new RequestAbortedError();
+  const secrets = secretsOf(conn);
+  const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+  // A dedicated dispatcher: per-connection timeouts, and destroying it lets the process exit at once.
+  const agent = new Agent({
+    connect: { timeout: conn.timeouts.connectMs },
+    headersTimeout: conn.timeouts.headersMs,
+    bodyTimeout: conn.timeouts.idleMs,
+  });
+  let agentClosed = false;
+  const closeAgent = (): void => {
+    if (agentClosed) return;
+    agentClosed = true;
+    agent.destroy().catch(() => undefined);
+  };
+  if (!conn.apiKey && !Object.keys(conn.headers).some((n) => credentialHeaderNames(conn).has(n.toLowerCase()))) {
+    log?.('no API key configured: sending no auth header');
+  }
+
+  let handedOver = false;
+  try {
+    for (let retriesDone = 0; ; ) {
+      const result = await attempt(req, agent, payload, secrets);
+      let status: number | undefined;
+      let resHeaders: Record<string, string> | undefined;
+      let bodyText = '';
+      if (result.kind === 'response') {
+        if (result.status >= 200 && result.status < 300) {
+          handedOver = true;
+          return answer(result, conn, signal, closeAgent);
+        }
+        status = result.status;
+        resHeaders = result.headers;
+        const ctx = { idleMs: conn.timeouts.idleMs, signal, onDone: () => undefined };
+        bodyText = await readText(bodyChunks(result.raw, resHeaders['content-encoding'], ctx), MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
+          if (isAbortError(error)) throw error;
+          return ''; // the status alone still says what happened
+        });
+      }
+      const finalError = (extra?: string): Error =>
+        result.kind === 'network' ? result.error : httpErrorFrom(status!, resHeaders!, bodyText, secrets, extra);
+      const retryable =
+        result.kind === 'network'
+          ? result.error.retryable && shouldRetry({ networkPhase: result.error.phase === 'connect' ? 'connect' : 'headers' })
+          : shouldRetry({ status, headers: resHeaders });
+      if (!retryable || retriesDone >= conn.retries) throw finalError();
+      const delay = retryDelayMs(retriesDone + 1, resHeaders, Math.random);
+      if ('refuse' in delay) throw finalError(delay.refuse);
+      retriesDone++;
+      const reason = result.kind === 'network' ? result.error.message : `HTTP ${status} from the gateway`;
+      log?.(`${reason}: retry ${retriesDone} of ${conn.retries} in ${delay.delayMs} ms`);
+      req.onRetry?.({ attempt: retriesDone, delayMs: delay.delayMs, reason });
+      try {
+        await sleep(delay.delayMs, undefined, { signal });
+      } catch {
+        throw new RequestAbortedError();
+      }
+    }
+  } finally {
+    if (!handedOver) closeAgent();
+  }
+}
+
+function answer(
+  result: Extract<Attempt, { kind: 'response' }>,
+  conn: Connection,
+  signal: AbortSignal | undefined,
+  closeAgent: () => void,
+): HttpResponse {
+  const body = bodyChunks(result.raw, result.headers['content-encoding'], { idleMs: conn.timeouts.idleMs, signal, onDone: closeAgent });
+  return {
+    status: result.status,
+    headers: result.headers,
+    body,
+    text: () => readText(body, MAX_TEXT_BYTES),
+    close: () => {
+      void body.return(undefined);
+      result.raw.destroy();
+      closeAgent();
+    },
+    requestId: requestIdFrom(result.headers),
+  };
+}
