@@ -1,0 +1,175 @@
+import { createParser } from 'eventsource-parser';
+import { ExitCode, GatechatError } from '../exit-codes.js';
+import type { Api, ChatEvent, RequestOptions, Termination } from '../protocol/events.js';
+import { protocolFor, type Protocol, type ProtocolDecoder } from '../protocol/index.js';
+import { describeErrorBody } from '../protocol/error-body.js';
+import { otherMaxTokensField } from '../protocol/max-tokens-field.js';
+import { HttpError } from '../transport/errors.js';
+import { sendRequest, type Connection, type HttpResponse, type RetryInfo } from '../transport/http.js';
+
+export type MaxTokensField = RequestOptions['maxTokensField'];
+
+export interface StreamOutcome {
+  termination: Termination;
+  /** The field that worked; the session keeps it for later turns. */
+  maxTokensField: MaxTokensField;
+  requestId: string | null;
+}
+
+export interface StreamChatOptions {
+  conn: Connection;
+  api: Api;
+  request: RequestOptions;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  warn?: (line: string) => void;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** What the answer turned out to be, whatever was asked for. */
+type BodyKind = 'sse' | 'json' | 'html';
+
+function bodyKind(contentType: string, requestedStream: boolean): BodyKind {
+  const ct = contentType.toLowerCase();
+  if (ct.includes('text/event-stream')) return 'sse';
+  if (ct.includes('json')) return 'json';
+  if (ct.includes('text/html')) return 'html';
+  // No or an odd content type: trust what we asked for.
+  return requestedStream ? 'sse' : 'json';
+}
+
+/**
+ * One turn as events: socket → TextDecoder(stream) → eventsource-parser → decoder → yield.
+ * Returning early (break in for-await) or aborting `signal` aborts the HTTP request.
+ * Throws transport errors (HttpError, NetworkError, StreamInterruptedError, abort errors).
+ */
+export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatEvent, StreamOutcome, void> {
+  const protocol = protocolFor(opts.api);
+  // Our own controller, so that leaving the generator early aborts the request too.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) controller.abort();
+
+  let response: HttpResponse | undefined;
+  try {
+    const sent = await send(protocol, opts, controller.signal);
+    response = sent.response;
+    const outcome = { maxTokensField: sent.field, requestId: response.requestId };
+    const kind = bodyKind(response.headers['content-type'] ?? '', opts.request.stream);
+    switch (kind) {
+      case 'sse': {
+        const termination = yield* decodeStream(response, protocol.createDecoder(), opts.log);
+        return { ...outcome, termination };
+      }
+      case 'json': {
+        const termination = yield* decodeJson(response, protocol);
+        return { ...outcome, termination };
+      }
+      case 'html':
+        throw await htmlAnswerError(response);
+      default: {
+        const never: never = kind;
+        throw new Error(`unknown body kind ${String(never)}`);
+      }
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    // Harmless after a complete body; essential when the consumer stopped early.
+    response?.close();
+    controller.abort();
+  }
+}
+
+/** SPEC §5.3: a 400 that names the other max-tokens field switches once and re-sends. */
+async function send(
+  protocol: Protocol,
+  opts: StreamChatOptions,
+  signal: AbortSignal,
+): Promise<{ response: HttpResponse; field: MaxTokensField }> {
+  let field = opts.request.maxTokensField;
+  for (let switched = false; ; switched = true) {
+    const body = protocol.buildRequest({ ...opts.request, maxTokensField: field });
+    try {
+      const response = await sendRequest({ conn: opts.conn, method: 'POST', path: protocol.path, body, signal, log: opts.log, onRetry: opts.onRetry });
+      return { response, field };
+    } catch (error) {
+      // Only when the field was actually sent: otherwise switching cannot change anything.
+      const sentField = Object.prototype.hasOwnProperty.call(body, field);
+      if (switched || !sentField || !(error instanceof HttpError)) throw error;
+      const next = otherMaxTokensField(error.status, { message: error.gatewayMessage, param: error.param }, field);
+      if (next === null) throw error;
+      opts.warn?.(`warning: the gateway wants ${next} instead of ${field}; retrying once with it (set max-tokens-field to keep it)`);
+      field = next;
+    }
+  }
+}
+
+async function* decodeStream(
+  response: HttpResponse,
+  decoder: ProtocolDecoder,
+  log: ((line: string) => void) | undefined,
+): AsyncGenerator<ChatEvent, Termination, void> {
+  const pending: ChatEvent[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      // Anything after the end marker (a trailing [DONE], a proxy's footer) is not part of the answer.
+      if (decoder.ended) return;
+      for (const event of decoder.push({ event: message.event, data: message.data })) pending.push(event);
+    },
+    onComment() {
+      // Keep-alive: the idle timer is per received chunk, so it already counted as activity.
+    },
+  });
+  const text = new TextDecoder('utf-8', { fatal: false });
+  let logged = 0;
+  const flushWarnings = (): void => {
+    for (; logged < decoder.warnings.length; logged++) log?.(decoder.warnings[logged]);
+  };
+
+  for await (const chunk of response.body) {
+    parser.feed(text.decode(chunk, { stream: true }));
+    flushWarnings();
+    while (pending.length > 0) yield pending.shift()!;
+    if (decoder.ended) break;
+  }
+  if (!decoder.ended) {
+    parser.feed(text.decode());
+    // An event without its final blank line (e.g. `data: [DONE]` then EOF) still counts.
+    parser.reset({ consume: true });
+    flushWarnings();
+    while (pending.length > 0) yield pending.shift()!;
+  }
+  const finished = decoder.finish();
+  flushWarnings();
+  for (const event of finished.events) yield event;
+  return finished.termination;
+}
+
+async function* decodeJson(response: HttpResponse, protocol: Protocol): AsyncGenerator<ChatEvent, Termination, void> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const summary = describeErrorBody(text, response.headers['content-type']).message;
+    throw new GatechatError(`the gateway answered with invalid JSON${summary ? `: ${summary}` : ''}`, ExitCode.server);
+  }
+  let sawError = false;
+  for (const event of protocol.parseResponse(parsed)) {
+    if (event.type === 'error') sawError = true;
+    yield event;
+  }
+  return sawError ? 'error' : 'end_marker';
+}
+
+/** A proxy's HTML page with status 200 is not an answer (exit 6), and is summarised, not dumped. */
+async function htmlAnswerError(response: HttpResponse): Promise<HttpError> {
+  const text = await response.text().catch(() => '');
+  const summary = describeErrorBody(text, response.headers['content-type']).message || 'HTML page';
+  return new HttpError(
+    { status: response.status, gatewayMessage: summary, code: null, type: null, param: null, requestId: response.requestId },
+    `gateway error: HTTP ${response.status} with an HTML page instead of an answer: ${summary}`,
+    'check the base URL: gatechat config get base-url',
+  );
+}
