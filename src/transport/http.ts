@@ -80,7 +80,7 @@ function flatten(headers: Record<string, string | string[] | undefined>): Record
 }
 
 /** Pre-header failures: the phase decides both the message and whether a retry may help. */
-function preHeaderError(error: unknown, url: URL, conn: Connection): NetworkError {
+export function preHeaderError(error: unknown, url: URL, conn: Connection): NetworkError {
   const code = errorCode(error);
   const host = url.host;
   const detail = error instanceof Error ? error.message : String(error);
