@@ -1,0 +1,277 @@
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { Api, ChatMessage, FinishReason, ToolCall } from '../protocol/events.js';
+import { UsageError } from '../exit-codes.js';
+import { ensurePrivateDir } from './paths.js';
+import type { TurnStatus } from './types.js';
+
+// One append-only JSONL file per conversation. Every record is one line written by one write call
+// and fsynced, so a crash can at worst leave a torn *last* line, which load() ignores; the turns
+// before it are never touched again.
+
+export interface MetaRecord {
+  type: 'meta';
+  v: 1;
+  cid: string;
+  created: string;
+  model: string;
+  api: Api;
+  system?: string;
+}
+
+export interface UserRecord {
+  type: 'user';
+  ts: string;
+  content: string;
+}
+
+export interface AssistantRecord {
+  type: 'assistant';
+  ts: string;
+  /** Exactly the text that arrived: partial when the status is not `complete`. */
+  content: string;
+  reasoning: string | null;
+  tool_calls: ToolCall[];
+  status: TurnStatus;
+  finish_reason: FinishReason | null;
+  raw_finish_reason: string | null;
+  usage: { input_tokens: number | null; output_tokens: number | null };
+  model: string | null;
+  api: Api;
+  params: { temperature?: number; max_tokens?: number; stream: boolean };
+  timings: { first_token_ms: number | null; total_ms: number };
+  error?: { message: string; exit_code: number };
+}
+
+/** What callers pass: the store stamps `type` and `ts`. */
+export type AssistantInput = Omit<AssistantRecord, 'type' | 'ts'> & { ts?: string };
+
+export interface StoredTurn {
+  user: string;
+  /** null when the answer never got recorded (crash, kill -9). */
+  assistant: AssistantRecord | null;
+}
+
+export interface ConversationSummary {
+  cid: string;
+  created: string;
+  updated: string;
+  model: string;
+  api: Api;
+  turns: number;
+  /** First line of the first prompt, at most 60 characters. */
+  title: string;
+}
+
+// Letters, digits, '-' and '_' only: no '.', no separators, so an id can never leave the directory.
+const CID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+export class ConversationStore {
+  private readonly root: string;
+
+  constructor(dir: string) {
+    this.root = join(dir, 'conversations');
+  }
+
+  /** Writes the header line at once (exclusive create), so the id is taken and listed from then on. */
+  create(meta: { model: string; api: Api; system?: string }): string {
+    ensurePrivateDir(this.root);
+    for (let attempt = 0; ; attempt++) {
+      const cid = newCid();
+      const record: MetaRecord = { type: 'meta', v: 1, cid, created: new Date().toISOString(), ...meta };
+      let fd: number;
+      try {
+        fd = openSync(this.file(cid), 'wx', 0o600);
+      } catch (error) {
+        // Two ids in the same second with the same 16 random bits: draw again.
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 20) continue;
+        throw error;
+      }
+      try {
+        writeSync(fd, `${JSON.stringify(record)}\n`);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      return cid;
+    }
+  }
+
+  /** Called before the request is sent, so a crash mid-answer never loses the prompt. */
+  appendUser(cid: string, content: string): void {
+    this.append(cid, { type: 'user', ts: new Date().toISOString(), content } satisfies UserRecord);
+  }
+
+  /** Called when the turn ends, whatever the status. */
+  appendAssistant(cid: string, record: AssistantInput): void {
+    this.append(cid, { ...record, type: 'assistant', ts: record.ts ?? new Date().toISOString() } satisfies AssistantRecord);
+  }
+
+  load(cid: string): { meta: MetaRecord; turns: StoredTurn[] } {
+    const { meta, records } = this.read(cid);
+    const turns: StoredTurn[] = [];
+    for (const record of records) {
+      if (record.type === 'user') {
+        turns.push({ user: record.content, assistant: null });
+      } else {
+        const last = turns[turns.length - 1];
+        // An answer always follows its prompt; one without a prompt (hand edits) is dropped.
+        if (last && last.assistant === null) last.assistant = record;
+      }
+    }
+    return { meta, turns };
+  }
+
+  /** The conversation written to most recently (what `-c` continues), or null when there is none. */
+  latest(): string | null {
+    let best: { cid: string; mtime: number } | null = null;
+    for (const cid of this.ids()) {
+      const mtime = statSync(this.file(cid)).mtimeMs;
+      if (!best || mtime > best.mtime || (mtime === best.mtime && cid > best.cid)) best = { cid, mtime };
+    }
+    return best?.cid ?? null;
+  }
+
+  /** Newest activity first. */
+  list(): ConversationSummary[] {
+    const summaries = this.ids().map((cid): ConversationSummary => {
+      const { meta, records } = this.read(cid);
+      const firstUser = records.find((r): r is UserRecord => r.type === 'user');
+      const last = records[records.length - 1];
+      return {
+        cid,
+        created: meta.created,
+        updated: last?.ts ?? meta.created,
+        model: meta.model,
+        api: meta.api,
+        turns: records.filter((r) => r.type === 'user').length,
+        title: titleOf(firstUser?.content ?? ''),
+      };
+    });
+    return summaries.sort((a, b) => (a.updated === b.updated ? b.cid.localeCompare(a.cid) : b.updated.localeCompare(a.updated)));
+  }
+
+  remove(cid: string): void {
+    rmSync(this.existingFile(cid));
+  }
+
+  private file(cid: string): string {
+    return join(this.root, `${cid}.jsonl`);
+  }
+
+  private existingFile(cid: string): string {
+    if (!CID_PATTERN.test(cid)) {
+      throw new UsageError(`not a conversation id: ${JSON.stringify(cid)} (see: gatechat history list)`);
+    }
+    const path = this.file(cid);
+    if (!existsSync(path)) throw new UsageError(`no conversation with id ${cid}: see gatechat history list`);
+    return path;
+  }
+
+  private ids(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return names
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => name.slice(0, -'.jsonl'.length))
+      .filter((cid) => CID_PATTERN.test(cid))
+      .sort();
+  }
+
+  private append(cid: string, record: UserRecord | AssistantRecord): void {
+    const path = this.existingFile(cid);
+    // 'a+' so the last byte can be read: after a torn line the new record must start on a line
+    // of its own, or it would be glued to the fragment and lost with it.
+    const fd = openSync(path, 'a+', 0o600);
+    try {
+      const { size } = fstatSync(fd);
+      let prefix = '';
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        readSync(fd, last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) prefix = '\n';
+      }
+      writeSync(fd, `${prefix}${JSON.stringify(record)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private read(cid: string): { meta: MetaRecord; records: Array<UserRecord | AssistantRecord> } {
+    const text = readFileSync(this.existingFile(cid), 'utf8');
+    let meta: MetaRecord | undefined;
+    const records: Array<UserRecord | AssistantRecord> = [];
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        // A torn line (crash mid-write): skip it, keep everything else.
+        continue;
+      }
+      const record = value as { type?: unknown; content?: unknown };
+      if (record?.type === 'meta' && !meta) meta = value as MetaRecord;
+      else if ((record?.type === 'user' || record?.type === 'assistant') && typeof record.content === 'string') {
+        records.push(value as UserRecord | AssistantRecord);
+      }
+    }
+    // Only a crash inside create() leaves no header; the conversation is still readable.
+    meta ??= { type: 'meta', v: 1, cid, created: records[0]?.ts ?? '', model: '', api: 'chat' };
+    return { meta, records };
+  }
+}
+
+/**
+ * What goes back to the gateway: each prompt, then its answer exactly as far as it arrived
+ * (cancelled / interrupted / failed answers as their partial text; empty ones left out). A prompt
+ * whose answer is missing is still sent, merged with the next one by a blank line, since both
+ * interfaces expect user and assistant to alternate. Tool calls and reasoning are not sent back:
+ * a tool call without its tool result is rejected by Chat Completions.
+ */
+export function toContextMessages(turns: ReadonlyArray<StoredTurn>): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  const push = (message: ChatMessage) => {
+    const previous = messages[messages.length - 1];
+    if (previous && previous.role === 'user' && message.role === 'user') {
+      previous.content = `${previous.content}\n\n${message.content}`;
+    } else {
+      messages.push(message);
+    }
+  };
+  for (const turn of turns) {
+    push({ role: 'user', content: turn.user });
+    if (turn.assistant && turn.assistant.content !== '') push({ role: 'assistant', content: turn.assistant.content });
+  }
+  return messages;
+}
+
+/** `20261122-153012-a1b2`: UTC date and time (sorts by creation, whatever the time zone), 4 hex digits. */
+export function newCid(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+function titleOf(prompt: string): string {
+  const line = prompt.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
+}

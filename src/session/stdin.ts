@@ -1,0 +1,72 @@
+import { UsageError } from '../exit-codes.js';
+
+/** SPEC §1: input over this is refused, never truncated. */
+export const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
+
+export interface PromptInput {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Prompt words from the command line. */
+  args: string[];
+  /** false with --no-stdin. */
+  readStdin: boolean;
+}
+
+/**
+ * SPEC §1: piped stdin first, a blank line, then the prompt arguments joined by spaces. stdin alone
+ * when there are no arguments; the arguments alone when stdin is a TTY, skipped, or only whitespace.
+ * stdin keeps its text as is except one trailing newline (the one `echo` and editors add), so a
+ * file's own indentation and inner blank lines reach the model unchanged. A UTF-8 BOM is dropped.
+ */
+export async function readPromptInput({ stdin, args, readStdin }: PromptInput): Promise<string> {
+  const fromArgs = args.join(' ');
+  let fromStdin = '';
+  if (readStdin && !stdin.isTTY) {
+    const bytes = await readAllBytes(stdin, MAX_PROMPT_BYTES, () => {
+      throw new UsageError('input is larger than 8 MiB; refusing to truncate it (pass a smaller file)');
+    });
+    fromStdin = stripOneNewline(decodeUtf8(bytes));
+  }
+  const hasStdin = fromStdin.trim() !== '';
+  const prompt = hasStdin && fromArgs ? `${fromStdin}\n\n${fromArgs}` : hasStdin ? fromStdin : fromArgs;
+  if (prompt.trim() === '') throw new UsageError('empty prompt: pass a prompt or pipe text on stdin');
+  return prompt;
+}
+
+/**
+ * Reads a stream to EOF. Calls `onOverflow` (which should throw) as soon as more than `limit` bytes
+ * arrived, and stops reading there: a 2 GB pipe is refused after 8 MiB, not after 2 GB.
+ */
+export async function readAllBytes(
+  stream: NodeJS.ReadableStream,
+  limit: number,
+  onOverflow: () => never,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array);
+    total += buffer.length;
+    if (total > limit) {
+      // Leaving the loop early destroys the stream, so nothing more is buffered.
+      onOverflow();
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new UsageError('stdin is not valid UTF-8 text');
+  }
+}
+
+export function stripOneNewline(text: string): string {
+  if (text.endsWith('\r\n')) return text.slice(0, -2);
+  if (text.endsWith('\n')) return text.slice(0, -1);
+  return text;
+}

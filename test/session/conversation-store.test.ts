@@ -1,0 +1,187 @@
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConversationStore, newCid, toContextMessages, type AssistantInput, type StoredTurn } from '../../src/session/conversation-store.js';
+import { dataDir } from '../../src/session/paths.js';
+import { UsageError } from '../../src/exit-codes.js';
+
+const posix = process.platform !== 'win32';
+let root: string;
+let store: ConversationStore;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'gatechat-data-'));
+  store = new ConversationStore(join(root, 'data'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function answer(content: string, status: AssistantInput['status'] = 'complete'): AssistantInput {
+  return {
+    content,
+    reasoning: null,
+    tool_calls: [],
+    status,
+    finish_reason: status === 'complete' ? 'stop' : status === 'cancelled' ? 'cancelled' : 'error',
+    raw_finish_reason: status === 'complete' ? 'stop' : null,
+    usage: { input_tokens: 3, output_tokens: 5 },
+    model: 'echo',
+    api: 'chat',
+    params: { temperature: 0.2, stream: true },
+    timings: { first_token_ms: 12, total_ms: 40 },
+    ...(status === 'error' ? { error: { message: 'gateway error (500)', exit_code: 6 } } : {}),
+  };
+}
+
+const fileOf = (cid: string) => join(root, 'data', 'conversations', `${cid}.jsonl`);
+
+describe('ConversationStore', () => {
+  it('round-trips a conversation, one JSON record per line', () => {
+    const cid = store.create({ model: 'echo', api: 'messages', system: 'be brief' });
+    expect(cid).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
+    store.appendUser(cid, 'first\nprompt');
+    store.appendAssistant(cid, answer('first answer'));
+    store.appendUser(cid, 'second');
+    store.appendAssistant(cid, answer('partial', 'cancelled'));
+
+    const { meta, turns } = store.load(cid);
+    expect(meta).toMatchObject({ type: 'meta', v: 1, cid, model: 'echo', api: 'messages', system: 'be brief' });
+    expect(turns.map((t) => [t.user, t.assistant?.content, t.assistant?.status])).toEqual([
+      ['first\nprompt', 'first answer', 'complete'],
+      ['second', 'partial', 'cancelled'],
+    ]);
+    expect(turns[0].assistant).toMatchObject({ type: 'assistant', usage: { input_tokens: 3, output_tokens: 5 }, timings: { total_ms: 40 } });
+    expect(typeof turns[0].assistant?.ts).toBe('string');
+
+    const lines = readFileSync(fileOf(cid), 'utf8').split('\n');
+    expect(lines).toHaveLength(6);
+    expect(lines[5]).toBe('');
+    expect(lines.slice(0, 5).map((l) => JSON.parse(l).type)).toEqual(['meta', 'user', 'assistant', 'user', 'assistant']);
+  });
+
+  it.runIf(posix)('creates files 0600 and directories 0700', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    store.appendUser(cid, 'hi');
+    expect(statSync(fileOf(cid)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, 'data', 'conversations')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(root, 'data')).mode & 0o777).toBe(0o700);
+  });
+
+  it('keeps every turn before a torn last line, and later appends start on a fresh line', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    store.appendUser(cid, 'one');
+    store.appendAssistant(cid, answer('uno'));
+    store.appendUser(cid, 'two');
+    appendFileSync(fileOf(cid), '{"type":"assistant","ts":"2026-01-01T00:00:00Z","content":"do'); // crash mid-write
+    const loaded = store.load(cid);
+    expect(loaded.turns).toHaveLength(2);
+    expect(loaded.turns[0].assistant?.content).toBe('uno');
+    expect(loaded.turns[1]).toEqual({ user: 'two', assistant: null });
+
+    store.appendUser(cid, 'three');
+    store.appendAssistant(cid, answer('tres'));
+    const after = store.load(cid).turns;
+    expect(after.map((t) => [t.user, t.assistant?.content ?? null])).toEqual([
+      ['one', 'uno'],
+      ['two', null],
+      ['three', 'tres'],
+    ]);
+  });
+
+  it('lists newest first with turns and a short title, and finds the latest', () => {
+    expect(store.list()).toEqual([]);
+    expect(store.latest()).toBeNull();
+    const a = store.create({ model: 'm-a', api: 'chat' });
+    store.appendUser(a, `\n  ${'x'.repeat(80)}\nsecond line`);
+    const b = store.create({ model: 'm-b', api: 'messages' });
+    store.appendUser(b, 'hello');
+    store.appendAssistant(b, { ...answer('hi'), ts: '2999-01-01T00:00:00.000Z' });
+    // a written to last on disk: it is what -c continues.
+    utimesSync(fileOf(a), new Date(), new Date(Date.now() + 10_000));
+    expect(store.latest()).toBe(a);
+
+    const list = store.list();
+    expect(list.map((c) => c.cid)).toEqual([b, a]);
+    expect(list[0]).toMatchObject({ cid: b, model: 'm-b', api: 'messages', turns: 1, title: 'hello', updated: '2999-01-01T00:00:00.000Z' });
+    expect(list[1].title).toBe(`${'x'.repeat(59)}…`);
+    expect(list[1].title.length).toBe(60);
+  });
+
+  it('removes a conversation', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    store.remove(cid);
+    expect(existsSync(fileOf(cid))).toBe(false);
+    expect(() => store.remove(cid)).toThrow(UsageError);
+  });
+
+  it('refuses unknown and malicious ids without touching the file system outside its directory', () => {
+    expect(() => store.load('20260101-000000-ffff')).toThrow('no conversation with id 20260101-000000-ffff: see gatechat history list');
+    for (const bad of ['../../etc/passwd', '..', '.', 'a/b', 'a\\b', '', 'x.jsonl', '/abs', 'a\u0000b', '\u001b[31mred']) {
+      let caught: unknown;
+      try {
+        store.load(bad);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, bad).toBeInstanceOf(UsageError);
+      expect((caught as UsageError).exitCode).toBe(2);
+      expect((caught as UsageError).message).not.toContain('\u001b');
+      expect(() => store.appendUser(bad, 'x')).toThrow(UsageError);
+      expect(() => store.remove(bad)).toThrow(UsageError);
+    }
+    expect(existsSync(join(root, 'data', 'conversations'))).toBe(false);
+  });
+
+  it('makes distinct sortable ids', () => {
+    const ids = new Set(Array.from({ length: 50 }, () => store.create({ model: 'e', api: 'chat' })));
+    expect(ids.size).toBe(50);
+    expect(readdirSync(join(root, 'data', 'conversations'))).toHaveLength(50);
+    expect(newCid(new Date('2026-11-22T15:30:12.999Z'))).toMatch(/^20261122-153012-[0-9a-f]{4}$/);
+  });
+});
+
+describe('toContextMessages', () => {
+  const done = (content: string, status: AssistantInput['status'] = 'complete') =>
+    ({ ...answer(content, status), type: 'assistant', ts: '' }) as StoredTurn['assistant'];
+
+  it('sends a cancelled answer back as exactly its partial text', () => {
+    expect(
+      toContextMessages([
+        { user: 'q1', assistant: done('a1') },
+        { user: 'q2', assistant: done('half an ans', 'cancelled') },
+        { user: 'q3', assistant: done('cut', 'interrupted') },
+      ]),
+    ).toEqual([
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'a1' },
+      { role: 'user', content: 'q2' },
+      { role: 'assistant', content: 'half an ans' },
+      { role: 'user', content: 'q3' },
+      { role: 'assistant', content: 'cut' },
+    ]);
+  });
+
+  it('merges prompts whose answers are missing or empty, never sends tool calls or reasoning', () => {
+    const withTools = { ...done('text'), tool_calls: [{ id: 't', name: 'f', arguments: {} }], reasoning: 'hmm' } as StoredTurn['assistant'];
+    expect(
+      toContextMessages([
+        { user: 'q1', assistant: null },
+        { user: 'q2', assistant: done('', 'error') },
+        { user: 'q3', assistant: withTools },
+      ]),
+    ).toEqual([
+      { role: 'user', content: 'q1\n\nq2\n\nq3' },
+      { role: 'assistant', content: 'text' },
+    ]);
+  });
+});
+
+describe('dataDir', () => {
+  it('honours GATECHAT_DATA_DIR, then the platform data dir', () => {
+    expect(dataDir({ GATECHAT_DATA_DIR: '/d' })).toBe('/d');
+    expect(dataDir({ XDG_DATA_HOME: '/x' }, 'linux')).toBe(join('/x', 'gatechat'));
+    expect(dataDir({}, 'linux')).toMatch(/[/\\]\.local[/\\]share[/\\]gatechat$/);
+    expect(dataDir({}, 'darwin')).toMatch(/Library[/\\]Application Support[/\\]gatechat$/);
+    expect(dataDir({ LOCALAPPDATA: 'C:\\L' }, 'win32')).toBe(join('C:\\L', 'gatechat', 'Data'));
+  });
+});
