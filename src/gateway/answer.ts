@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { MAX_SLOW_WORDS, type Behaviour } from './models.js';
+import {
+  firstToolName,
+  inputWords,
+  lastUserText,
+  loremTokens,
+  noTokens,
+  takeTokens,
+  tokenize,
+  tokensOf,
+} from './text.js';
+import type { Answer, Api, Finish, Tokens, ToolCallAnswer } from './types.js';
+
+export const THINK_TEXT = 'The user wants their words back. I will repeat the last user message exactly as written.';
+const SLOW_DEFAULT_WORDS = 50;
+// Cut faults answer a little more than N words so the fault always lands mid-answer.
+const CUT_MARGIN_WORDS = 50;
+// error-event / error-chunk send this many words before the error.
+export const WORDS_BEFORE_ERROR = 3;
+
+export type AnswerResult = { ok: true; answer: Answer } | { ok: false; message: string; param: string | null };
+
+export function randomId(prefix: string): string {
+  return prefix + randomBytes(12).toString('hex');
+}
+
+/** Splits the arguments JSON into 3+ pieces the way real streams do (key, then words of the value). */
+function toolCall(api: Api, name: string, input: string): ToolCallAnswer {
+  const value = JSON.stringify(input);
+  const fragments = ['{"input": ', ...tokenize(value), '}'];
+  return { id: randomId(api === 'chat' ? 'call_' : 'toolu_'), name, arguments: fragments.join(''), fragments };
+}
+
+function content(behaviour: Behaviour, body: Record<string, unknown>, limit: number | null): { reasoning: Tokens; text: Tokens } {
+  switch (behaviour.kind) {
+    case 'lorem':
+      return { reasoning: noTokens, text: loremTokens(behaviour.words) };
+    case 'slow':
+      // slow-N is sized by max_tokens itself (a timing fixture), so it never ends with `length`.
+      return { reasoning: noTokens, text: loremTokens(Math.min(limit ?? SLOW_DEFAULT_WORDS, MAX_SLOW_WORDS)) };
+    case 'think':
+      return { reasoning: tokensOf(tokenize(THINK_TEXT)), text: tokensOf(tokenize(lastUserText(body))) };
+    case 'cut':
+      return { reasoning: noTokens, text: loremTokens(behaviour.after + CUT_MARGIN_WORDS) };
+    case 'error-event':
+    case 'error-chunk':
+      return { reasoning: noTokens, text: loremTokens(WORDS_BEFORE_ERROR + CUT_MARGIN_WORDS) };
+    case 'echo':
+    case 'tool':
+    case 'max-completion-tokens':
+    case 'no-done':
+    case 'keepalive':
+    case 'flaky':
+    case 'fail':
+    case 'html-502':
+      return { reasoning: noTokens, text: tokensOf(tokenize(lastUserText(body))) };
+    default: {
+      const never: never = behaviour;
+      return never;
+    }
+  }
+}
+
+/**
+ * The deterministic answer for a request: one token per word, cut at `limit` (max_tokens or
+ * max_completion_tokens) with finish `length` when the answer is longer.
+ */
+export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string, unknown>, limit: number | null): AnswerResult {
+  const inputTokens = inputWords(body);
+  if (behaviour.kind === 'tool') {
+    const name = firstToolName(body);
+    if (!name) return { ok: false, message: "model 'tool' calls the first tool in the request, but the request has no tools", param: 'tools' };
+    const tool = toolCall(api, name, lastUserText(body));
+    return {
+      ok: true,
+      answer: { reasoning: noTokens, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: tool.fragments.length },
+    };
+  }
+  let { reasoning, text } = content(behaviour, body, limit);
+  let finish: Finish = 'stop';
+  if (behaviour.kind !== 'slow' && limit !== null && reasoning.count + text.count > limit) {
+    // Reasoning counts against the limit first, as it does for real reasoning models.
+    finish = 'length';
+    reasoning = takeTokens(reasoning, limit);
+    text = takeTokens(text, limit - reasoning.count);
+  }
+  return {
+    ok: true,
+    answer: { reasoning, text, tool: null, finish, inputTokens, outputTokens: reasoning.count + text.count },
+  };
+}

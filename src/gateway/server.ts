@@ -1,0 +1,191 @@
+/**
+ * The embedded dev gateway (SPEC §9): both interfaces in exact wire format over node:http, with
+ * deterministic and fault models, a request log for tests, and a close() that never hangs.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomId } from './answer.js';
+import { handleCompletion } from './completion.js';
+import { sendReply } from './engine.js';
+import { errorReply, type ErrorReply, type FlakyCounters } from './faults.js';
+import { LISTED_MODELS } from './models.js';
+import type { Api, GatewayOptions, RecordedRequest, RunningGateway } from './types.js';
+
+export type { GatewayOptions, RecordedRequest, RunningGateway } from './types.js';
+
+// Real requests are at most a few MiB (the client caps stdin at 8 MiB); beyond this is a bug.
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+// A fixed date keeps GET /v1/models byte-identical between runs.
+const MODELS_CREATED = 1_735_689_600;
+const CONTROL_PATH = '/__gatechat/requests';
+
+type Route = { kind: 'completion'; api: Api } | { kind: 'models' } | { kind: 'control' } | { kind: 'unknown' };
+
+function routeOf(path: string): Route {
+  switch (path) {
+    case '/v1/chat/completions':
+      return { kind: 'completion', api: 'chat' };
+    case '/v1/messages':
+      return { kind: 'completion', api: 'messages' };
+    case '/v1/models':
+      return { kind: 'models' };
+    case CONTROL_PATH:
+      return { kind: 'control' };
+    default:
+      return { kind: 'unknown' };
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** `sk-…1234`: enough to tell keys apart in the request log endpoint, never the key itself. */
+function mask(secret: string): string {
+  return secret.length <= 8 ? '…' : `${secret.slice(0, 3)}…${secret.slice(-4)}`;
+}
+
+function redactHeaders(headers: RecordedRequest['headers']): RecordedRequest['headers'] {
+  const out: RecordedRequest['headers'] = { ...headers };
+  for (const name of ['authorization', 'proxy-authorization', 'x-api-key', 'cookie']) {
+    const value = out[name];
+    if (typeof value !== 'string') continue;
+    const scheme = value.match(/^(\w+)\s+(.*)$/);
+    out[name] = name.endsWith('authorization') && scheme ? `${scheme[1]} ${mask(scheme[2])}` : mask(value);
+  }
+  return out;
+}
+
+function authorized(req: IncomingMessage, apiKey: string): boolean {
+  const bearer = String(req.headers.authorization ?? '').match(/^Bearer\s+(.+)$/i);
+  return (bearer !== null && bearer[1].trim() === apiKey) || req.headers['x-api-key'] === apiKey;
+}
+
+function authFailure(api: Api, req: IncomingMessage): ErrorReply {
+  const sent = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+  const message = sent
+    ? 'gatechat dev gateway: invalid API key (it was started with --api-key; send that key as Authorization: Bearer or x-api-key)'
+    : 'gatechat dev gateway: missing API key (it was started with --api-key; send it as Authorization: Bearer or x-api-key)';
+  return errorReply(api, 401, message, { code: 'invalid_api_key' });
+}
+
+function json(status: number, value: unknown, headers: Record<string, string> = {}): ErrorReply {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
+  const requests: RecordedRequest[] = [];
+  const flaky: FlakyCounters = new Map();
+
+  async function handle(req: IncomingMessage, res: ServerResponse, route: Route, path: string, meta: { model: string | null }): Promise<void> {
+    const method = req.method ?? 'GET';
+    const requestId = randomId('req_');
+    const idHeaders = { 'x-request-id': requestId, 'request-id': requestId };
+    if (route.kind === 'control') {
+      if (method === 'GET') sendReply(res, json(200, requests.map((r) => ({ ...r, headers: redactHeaders(r.headers) }))));
+      else if (method === 'DELETE') {
+        const deleted = requests.length;
+        requests.length = 0;
+        flaky.clear();
+        sendReply(res, json(200, { deleted }));
+      } else sendReply(res, json(405, { error: { message: `${method} ${path} is not supported`, type: 'invalid_request_error', param: null, code: null } }));
+      return;
+    }
+    const api: Api = route.kind === 'completion' ? route.api : 'chat';
+    const raw = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
+    let body: unknown = null;
+    let parsed = true;
+    if (raw && raw.length > 0) {
+      const text = raw.toString('utf8');
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+        parsed = false;
+      }
+    }
+    const model = body && typeof body === 'object' && typeof (body as Record<string, unknown>).model === 'string' ? ((body as Record<string, unknown>).model as string) : null;
+    meta.model = model;
+    requests.push({ method, path, headers: { ...req.headers }, body, model });
+
+    const reply = (r: ErrorReply) => sendReply(res, { ...r, headers: { ...r.headers, ...idHeaders } });
+    if (route.kind === 'unknown') {
+      reply(errorReply('chat', 404, `gatechat dev gateway: unknown path ${method} ${path} (try /v1/chat/completions, /v1/messages, /v1/models)`, { code: 'not_found' }));
+      return;
+    }
+    const expected = route.kind === 'models' ? 'GET' : 'POST';
+    if (method !== expected) {
+      reply(errorReply(api, 405, `gatechat dev gateway: ${method} ${path} is not supported; use ${expected}`, { code: 'method_not_allowed', headers: { allow: expected } }));
+      return;
+    }
+    if (opts.apiKey !== undefined && !authorized(req, opts.apiKey)) {
+      reply(authFailure(api, req));
+      return;
+    }
+    if (route.kind === 'models') {
+      reply(json(200, { object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created: MODELS_CREATED, owned_by: 'gatechat-dev' })) }));
+      return;
+    }
+    if (raw === null) {
+      reply(errorReply(api, 413, `gatechat dev gateway: request body over ${MAX_BODY_BYTES} bytes`));
+      return;
+    }
+    if (!parsed || !body || typeof body !== 'object' || Array.isArray(body)) {
+      const message = parsed ? 'request body must be a JSON object' : 'We could not parse the JSON body of your request. (The body is not valid JSON.)';
+      reply(errorReply(api, 400, message, { code: 'invalid_json' }));
+      return;
+    }
+    const controller = new AbortController();
+    res.once('close', () => controller.abort());
+    await handleCompletion({ api, body: body as Record<string, unknown>, req, res, flaky, signal: controller.signal, headers: idHeaders });
+  }
+
+  const server = createServer((req, res) => {
+    const started = Date.now();
+    const path = (req.url ?? '/').split('?')[0];
+    const route = routeOf(path);
+    const meta = { model: null as string | null };
+    res.once('close', () => {
+      if (route.kind === 'control') return;
+      // Never the key: method, path, model, status and time only.
+      opts.log?.(`${req.method} ${path} ${meta.model ?? '-'} ${res.statusCode}${res.writableFinished ? '' : ' (closed early)'} ${Date.now() - started}ms`);
+    });
+    handle(req, res, route, path, meta).catch((error: unknown) => {
+      if (!res.headersSent) sendReply(res, errorReply('chat', 500, `gatechat dev gateway: internal error: ${(error as Error).message}`));
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    requests,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Stalled and slow responses would keep close() waiting forever: end them now.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

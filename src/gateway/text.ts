@@ -1,0 +1,102 @@
+import type { Tokens } from './types.js';
+
+// Cycled for lorem-N / slow-N; the answer is the same on every run so tests can assert on it.
+const LOREM = (
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et ' +
+  'dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ' +
+  'ea commodo consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat ' +
+  'nulla pariatur. Excepteur sint occaecat cupidatat non proident, sunt in culpa qui officia deserunt mollit ' +
+  'anim id est laborum.'
+).split(' ');
+
+/** Word i of the lorem answer: the first bare, the rest with their leading space. */
+export function loremTokens(count: number): Tokens {
+  return { count, at: (i) => (i === 0 ? '' : ' ') + LOREM[i % LOREM.length] };
+}
+
+/** The lorem answer as plain text (what a client reconstructs from loremTokens(count)). */
+export function loremText(count: number): string {
+  return joinTokens(loremTokens(count));
+}
+
+/**
+ * One token per word, each carrying the whitespace before it (and the last one the trailing
+ * whitespace too), so concatenating the tokens gives the text back byte for byte.
+ */
+export function tokenize(text: string): string[] {
+  const tokens = text.match(/\s*\S+/g) ?? [];
+  const consumed = tokens.reduce((n, t) => n + t.length, 0);
+  const trailing = text.slice(consumed);
+  if (tokens.length === 0) return [];
+  tokens[tokens.length - 1] += trailing;
+  return tokens;
+}
+
+export function tokensOf(list: string[]): Tokens {
+  return { count: list.length, at: (i) => list[i] };
+}
+
+export const noTokens: Tokens = { count: 0, at: () => '' };
+
+/** The first `count` tokens only (max_tokens cuts). */
+export function takeTokens(tokens: Tokens, count: number): Tokens {
+  return { count: Math.max(0, Math.min(tokens.count, count)), at: tokens.at };
+}
+
+export function joinTokens(tokens: Tokens): string {
+  let out = '';
+  for (let i = 0; i < tokens.count; i++) out += tokens.at(i);
+  return out;
+}
+
+export function countWords(text: string): number {
+  return text.match(/\S+/g)?.length ?? 0;
+}
+
+/** Text of a message's content: a string, or the text of its text blocks (both interfaces use parts). */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const block of content) {
+    if (block && typeof block === 'object') {
+      const b = block as Record<string, unknown>;
+      if (typeof b.text === 'string') parts.push(b.text);
+      // tool results count as input words too, whatever their shape
+      else if (b.type === 'tool_result') parts.push(contentText(b.content));
+    }
+  }
+  return parts.join('\n');
+}
+
+function messagesOf(body: Record<string, unknown>): Record<string, unknown>[] {
+  const messages = body.messages;
+  return Array.isArray(messages) ? messages.filter((m): m is Record<string, unknown> => !!m && typeof m === 'object') : [];
+}
+
+/** What `echo` repeats: the text of the last user message. */
+export function lastUserText(body: Record<string, unknown>): string {
+  const messages = messagesOf(body);
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role === 'user') return contentText(messages[i].content);
+  }
+  return '';
+}
+
+/** Usage: words in every message plus the (Messages) top-level system prompt. */
+export function inputWords(body: Record<string, unknown>): number {
+  let words = countWords(contentText(body.system));
+  for (const message of messagesOf(body)) words += countWords(contentText(message.content));
+  return words;
+}
+
+/** The first tool's name, in Chat Completions ({function:{name}}) or Messages ({name}) form. */
+export function firstToolName(body: Record<string, unknown>): string | null {
+  const tools = body.tools;
+  if (!Array.isArray(tools) || tools.length === 0) return null;
+  const tool = tools[0] as Record<string, unknown> | null;
+  if (!tool || typeof tool !== 'object') return null;
+  const fn = tool.function as Record<string, unknown> | undefined;
+  if (fn && typeof fn.name === 'string') return fn.name;
+  return typeof tool.name === 'string' ? tool.name : null;
+}
