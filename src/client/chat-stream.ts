@@ -135,8 +135,9 @@ async function* decodeStream(
   }
   if (!decoder.ended) {
     parser.feed(text.decode());
-    // An event without its final blank line (e.g. `data: [DONE]` then EOF) still counts.
-    parser.reset({ consume: true });
+    // An event without its final blank line (e.g. `data: [DONE]` then EOF) still counts: end the
+    // pending line and the event, as if the gateway had sent them.
+    parser.feed('\n\n');
     flushWarnings();
     while (pending.length > 0) yield pending.shift()!;
   }

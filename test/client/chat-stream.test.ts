@@ -1,0 +1,274 @@
+import { gzipSync } from 'node:zlib';
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { streamChat, type StreamChatOptions, type StreamOutcome } from '../../src/client/chat-stream.js';
+import type { ChatEvent, RequestOptions } from '../../src/protocol/events.js';
+import { HttpError, NetworkError, StreamInterruptedError } from '../../src/transport/errors.js';
+import { isAbortError } from '../../src/transport/http.js';
+import { connection, failure, json, serve, sleep, type Loopback } from '../transport/loopback.js';
+
+const servers: Loopback[] = [];
+async function server(handler: Parameters<typeof serve>[0]): Promise<Loopback> {
+  const s = await serve(handler);
+  servers.push(s);
+  return s;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const request = (patch: Partial<RequestOptions> = {}): RequestOptions => ({
+  model: 'm1',
+  messages: [{ role: 'user', content: 'hi' }],
+  maxTokens: 100,
+  maxTokensField: 'max_tokens',
+  stream: true,
+  ...patch,
+});
+
+async function collect(opts: StreamChatOptions): Promise<{ events: ChatEvent[]; outcome: StreamOutcome }> {
+  const events: ChatEvent[] = [];
+  const gen = streamChat(opts);
+  for (;;) {
+    const step = await gen.next();
+    if (step.done) return { events, outcome: step.value };
+    events.push(step.value);
+  }
+}
+
+const textOf = (events: ChatEvent[]): string => events.map((e) => (e.type === 'text' ? e.delta : '')).join('');
+
+/** Writes the pieces with small pauses, so the client sees them as separate chunks. */
+async function writeSse(res: ServerResponse, pieces: Array<string | Buffer>, headers: Record<string, string> = {}): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+  for (const piece of pieces) {
+    res.write(piece);
+    await sleep(5);
+  }
+  res.end();
+}
+
+const chatChunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+  JSON.stringify({ id: 'c1', model: 'm1', choices: [{ index: 0, delta, finish_reason: finish }] });
+
+describe('streamChat over Chat Completions SSE', () => {
+  it('decodes events split across writes, with keep-alive comments and a UTF-8 char cut in two', async () => {
+    const euro = Buffer.from('€');
+    const body = `data: ${chatChunk({ content: 'Hello €' })}\n\n: keep-alive\n\ndata: ${chatChunk({ content: ' world' }, 'stop')}\n\ndata: [DONE]\n\n`;
+    const bytes = Buffer.from(body);
+    const cut = bytes.indexOf(euro) + 1; // inside the euro sign
+    const s = await server(async (_q, res) => writeSse(res, [bytes.subarray(0, 10), bytes.subarray(10, cut), bytes.subarray(cut, cut + 30), bytes.subarray(cut + 30)]));
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('Hello € world');
+    expect(events).toContainEqual({ type: 'finish', reason: 'stop', raw: 'stop' });
+    expect(outcome).toEqual({ termination: 'end_marker', maxTokensField: 'max_tokens', requestId: null });
+    const sent = JSON.parse(s.requests[0].body);
+    expect(s.requests[0].url).toBe('/v1/chat/completions');
+    expect(sent).toMatchObject({ model: 'm1', stream: true, max_tokens: 100 });
+  });
+
+  it('[DONE] without a final blank line still ends the stream', async () => {
+    const s = await server(async (_q, res) => writeSse(res, [`data: ${chatChunk({ content: 'ok' }, 'stop')}\n\n`, 'data: [DONE]']));
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('ok');
+    expect(outcome.termination).toBe('end_marker');
+  });
+
+  it('gzip-compressed stream', async () => {
+    const s = await server(async (_q, res) => {
+      const gz = gzipSync(`data: ${chatChunk({ content: 'zipped' }, 'stop')}\n\ndata: [DONE]\n\n`);
+      await writeSse(res, [gz.subarray(0, 20), gz.subarray(20)], { 'content-encoding': 'gzip' });
+    });
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('zipped');
+    expect(outcome.termination).toBe('end_marker');
+  });
+
+  it('clean EOF without an end marker or finish: truncated', async () => {
+    const s = await server(async (_q, res) => writeSse(res, [`data: ${chatChunk({ content: 'par' })}\n\n`]));
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('par');
+    expect(outcome.termination).toBe('truncated');
+  });
+
+  it('reset after the answer began: partial events, then StreamInterruptedError; never re-sent', async () => {
+    const s = await server(async (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chatChunk({ content: 'partial' })}\n\n`);
+      await sleep(50);
+      res.socket?.destroy();
+    });
+    const events: ChatEvent[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const e of streamChat({ conn: connection(s.url), api: 'chat', request: request() })) events.push(e);
+      })(),
+    );
+    expect(textOf(events)).toBe('partial');
+    expect(error).toBeInstanceOf(StreamInterruptedError);
+    expect(error.exitCode).toBe(8);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('idle timeout mid-stream: NetworkError idle', async () => {
+    const s = await server((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chatChunk({ content: 'a' })}\n\n`);
+    });
+    const conn = connection(s.url, { timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 300 } });
+    const error = await failure(collect({ conn, api: 'chat', request: request() }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.phase).toBe('idle');
+    expect(error.exitCode).toBe(7);
+  });
+
+  it('an error event inside a 200 stream: termination error', async () => {
+    const s = await server(async (_q, res) =>
+      writeSse(res, [`data: ${chatChunk({ content: 'x' })}\n\n`, `event: error\ndata: {"error":{"message":"upstream died","code":502}}\n\n`, 'data: [DONE]\n\n']),
+    );
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ message: 'upstream died' });
+    expect(outcome.termination).toBe('error');
+  });
+
+  it('breaking out of the loop aborts the request', async () => {
+    let closed = false;
+    const s = await server(async (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.on('close', () => (closed = true));
+      for (let i = 0; i < 200 && !closed; i++) {
+        res.write(`data: ${chatChunk({ content: `${i} ` })}\n\n`);
+        await sleep(20);
+      }
+      res.end();
+    });
+    for await (const e of streamChat({ conn: connection(s.url), api: 'chat', request: request() })) {
+      if (e.type === 'text') break;
+    }
+    for (let i = 0; i < 50 && !closed; i++) await sleep(20);
+    expect(closed).toBe(true);
+  });
+
+  it('aborting the signal mid-stream ends it with an abort error', async () => {
+    const s = await server((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chatChunk({ content: 'a' })}\n\n`);
+    });
+    const controller = new AbortController();
+    const gen = streamChat({ conn: connection(s.url), api: 'chat', request: request(), signal: controller.signal });
+    let first = await gen.next();
+    while (!first.done && first.value.type !== 'text') first = await gen.next();
+    expect(first.value).toMatchObject({ type: 'text', delta: 'a' });
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    expect(isAbortError(await failure(gen.next()))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('streamChat over Messages SSE', () => {
+  it('decodes an Anthropic stream with ping events and x-api-key auth', async () => {
+    const ev = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const body = [
+      ev('message_start', { message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 5, output_tokens: 1 } } }),
+      ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      ev('ping', {}),
+      ': comment\n\n',
+      ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Bon' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'jour' } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }),
+      ev('message_stop', {}),
+    ].join('');
+    const pieces = body.match(/[\s\S]{1,17}/g)!;
+    const s = await server(async (_q, res) => writeSse(res, pieces, { 'request-id': 'req_9' }));
+    const { events, outcome } = await collect({ conn: connection(s.url, { auth: 'x-api-key' }), api: 'messages', request: request() });
+    expect(textOf(events)).toBe('Bonjour');
+    expect(events).toContainEqual(expect.objectContaining({ type: 'finish', reason: 'stop' }));
+    expect(outcome).toEqual({ termination: 'end_marker', maxTokensField: 'max_tokens', requestId: 'req_9' });
+    expect(s.requests[0].url).toBe('/v1/messages');
+    expect(s.requests[0].headers['x-api-key']).toBe('sk-test-secret-1234');
+  });
+});
+
+describe('content-type robustness and non-stream answers', () => {
+  const completion = { id: 'c', model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'whole answer' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2 } };
+
+  it('non-stream request: JSON parsed into events, end_marker', async () => {
+    const s = await server((_q, res) => json(res, 200, completion));
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }) });
+    expect(textOf(events)).toBe('whole answer');
+    expect(outcome.termination).toBe('end_marker');
+    expect(JSON.parse(s.requests[0].body).stream).not.toBe(true);
+  });
+
+  it('stream requested but JSON came back: parsed as a whole response', async () => {
+    const s = await server((_q, res) => json(res, 200, completion));
+    const { events } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('whole answer');
+  });
+
+  it('non-stream requested but SSE came back: decoded as a stream', async () => {
+    const s = await server(async (_q, res) => writeSse(res, [`data: ${chatChunk({ content: 'sse' }, 'stop')}\n\ndata: [DONE]\n\n`]));
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }) });
+    expect(textOf(events)).toBe('sse');
+    expect(outcome.termination).toBe('end_marker');
+  });
+
+  it('200 with an HTML page: exit 6, summarised', async () => {
+    const s = await server((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html><head><title>Sign in to Corp Proxy</title></head><body>…</body></html>');
+    });
+    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request() }));
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error.exitCode).toBe(6);
+    expect(error.message).toBe('gateway error: HTTP 200 with an HTML page instead of an answer: HTML error page: Sign in to Corp Proxy');
+  });
+
+  it('invalid JSON: exit 6', async () => {
+    const s = await server((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"choices": [');
+    });
+    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }) }));
+    expect(error.exitCode).toBe(6);
+    expect(error.message).toMatch(/^the gateway answered with invalid JSON/);
+  });
+});
+
+describe('max-tokens-field switch', () => {
+  it('a 400 naming max_completion_tokens: warn, re-send once with it', async () => {
+    const s = await server((_q, res, _r, i) =>
+      i === 0
+        ? json(res, 400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", param: 'max_tokens' } })
+        : writeSse(res, [`data: ${chatChunk({ content: 'ok' }, 'stop')}\n\ndata: [DONE]\n\n`]),
+    );
+    const warnings: string[] = [];
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request(), warn: (l) => warnings.push(l) });
+    expect(textOf(events)).toBe('ok');
+    expect(s.requests).toHaveLength(2);
+    const second = JSON.parse(s.requests[1].body);
+    expect(second.max_completion_tokens).toBe(100);
+    expect(second.max_tokens).toBeUndefined();
+    expect(outcome.maxTokensField).toBe('max_completion_tokens');
+    expect(warnings).toEqual(['warning: the gateway wants max_completion_tokens instead of max_tokens; retrying once with it (set max-tokens-field to keep it)']);
+  });
+
+  it('switches only once', async () => {
+    const s = await server((_q, res, _r, i) =>
+      json(res, 400, { error: { message: i === 0 ? 'use max_completion_tokens' : 'use max_tokens' } }),
+    );
+    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request() }));
+    expect(s.requests).toHaveLength(2);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error.exitCode).toBe(4);
+  });
+
+  it('other 400s are not retried', async () => {
+    const s = await server((_q, res) => json(res, 400, { error: { message: 'messages: field required' } }));
+    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request() }));
+    expect(s.requests).toHaveLength(1);
+    expect(error.message).toBe('gateway rejected the request: HTTP 400: messages: field required');
+  });
+});
