@@ -232,3 +232,18 @@ export function maskSecret(value: string): string {
   const prefix = /^[A-Za-z]{1,6}-/.exec(value)?.[0] ?? '';
   return `${prefix}…${value.slice(-4)}`;
 }
+
+// Headers such as Authorization or X-Api-Key carry credentials just like api-key does.
+const SECRET_HEADER = /authorization|api-?key|token|secret|cookie|password/i;
+
+/** A stored value as `config get` / `config list` print it: secrets masked unless asked for. */
+export function displayValue(key: TopLevelKey, value: unknown, showSecrets: boolean): unknown {
+  if (showSecrets) return value;
+  if (keySpec(key)?.secret && typeof value === 'string') return maskSecret(value);
+  if (key === 'headers' && typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([name, v]) => [name, SECRET_HEADER.test(name) && typeof v === 'string' ? maskSecret(v) : v]),
+    );
+  }
+  return value;
+}

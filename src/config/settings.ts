@@ -218,3 +218,10 @@ export function requireConnection(settings: Settings): Settings & { baseUrl: str
   }
   return settings as Settings & { baseUrl: string; model: string };
 }
+
+/** The defaults by config key (`timeout` → 120), for `config list`. */
+export const KEY_DEFAULTS: Partial<Record<ConfigKey, unknown>> = Object.fromEntries(
+  Object.entries(FIELD_KEYS)
+    .filter(([field]) => field in DEFAULTS)
+    .map(([field, key]) => [key, DEFAULTS[field as keyof typeof DEFAULTS]]),
+);
