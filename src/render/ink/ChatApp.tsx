@@ -1,0 +1,280 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Box, Static, useApp, useStdin, useStdout } from 'ink';
+import { ExitCode, GatechatError } from '../../exit-codes.js';
+import type { ChatEvent } from '../../protocol/events.js';
+import type { Conversation, TurnOutcome } from '../../session/types.js';
+import { chatReducer, initialChat, type NoticeTone } from './chat-state.js';
+import { completeCommand, parseInput } from './commands.js';
+import { editInEditor } from './editor.js';
+import { InputBox } from './InputBox.js';
+import type { InputHistory } from './input-history.js';
+import { initialInput, inputReducer } from './input-state.js';
+import { resolveKey } from './key-bindings.js';
+import { decodeKeys } from './keys.js';
+import { LiveTurnView } from './LiveTurnView.js';
+import { loadMarkdown } from './markdown-loader.js';
+import { osc52 } from './osc52.js';
+import { runCommand, type CommandContext } from './slash-commands.js';
+import { StaticEntry } from './StaticEntry.js';
+import { StatusLine } from './StatusLine.js';
+import { driveTurn } from './turn-driver.js';
+import { useRawInput } from './use-raw-input.js';
+import { useSyncReducer } from './use-sync-reducer.js';
+import { useTerminalSize } from './use-terminal-size.js';
+
+export interface ChatAppProps {
+  conversation: Conversation;
+  firstPrompt?: string;
+  history: InputHistory;
+  color: boolean;
+  showReasoning: boolean;
+  version: string;
+  onExit(code: number): void;
+  editor?: (initial: string) => { text: string | null; error?: string };
+  env?: NodeJS.ProcessEnv;
+}
+
+// ESC[2J clears the screen, ESC[3J the scrollback, ESC[H homes the cursor.
+const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
+const RESIZE_SETTLE_MS = 150;
+
+function banner(props: ChatAppProps): string {
+  const { conversation: c, version } = props;
+  const resumed = c.cid ? ` · continuing ${c.cid}` : '';
+  return `gatechat ${version} · ${c.settings.model} · ${c.settings.api}${resumed} · /help for commands · Ctrl-D exits`;
+}
+
+function failedOutcome(error: unknown, api: Conversation['settings']['api']): TurnOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    status: 'error',
+    error: error instanceof GatechatError ? error : new GatechatError(`internal error: ${message}`, ExitCode.internal, 'please report this'),
+    result: {
+      text: '', reasoning: null, tool_calls: [], finish_reason: 'error', raw_finish_reason: null,
+      usage: { input_tokens: null, output_tokens: null }, model: null, api, cid: null,
+    },
+    timings: { firstTokenMs: null, totalMs: 0 },
+  };
+}
+
+export function ChatApp(props: ChatAppProps) {
+  const { conversation, history, color } = props;
+  const { exit } = useApp();
+  const { write } = useStdout();
+  const { setRawMode, isRawModeSupported } = useStdin();
+  const { columns, rows } = useTerminalSize();
+  const [chat, dispatch, chatRef] = useSyncReducer(chatReducer, () =>
+    initialChat({ showReasoning: props.showReasoning, banner: banner(props) }),
+  );
+  const [input, dispatchInput, inputRef] = useSyncReducer(inputReducer, () => initialInput(history.entries));
+  const [hint, setHint] = useState<string | null>(null);
+  const controllerRef = useRef<AbortController | null>(null);
+  const exitRequested = useRef(false);
+
+  const finishExit = useCallback(() => {
+    props.onExit(ExitCode.ok);
+    exit();
+  }, [exit, props]);
+
+  const requestExit = useCallback(() => {
+    exitRequested.current = true;
+    // A running answer is cancelled first, so the conversation records it before we leave.
+    if (controllerRef.current) controllerRef.current.abort();
+    else finishExit();
+  }, [finishExit]);
+
+  const notice = useCallback((text: string, tone: NoticeTone) => dispatch({ type: 'notice', text, tone }), [dispatch]);
+
+  const startTurn = useCallback(
+    (events: AsyncGenerator<ChatEvent, TurnOutcome, void>, prompt: string, controller: AbortController) => {
+      controllerRef.current = controller;
+      dispatch({ type: 'turn-start', prompt, now: Date.now() });
+      driveTurn(events, {
+        onBatch: (batch) => dispatch({ type: 'batch', batch, now: Date.now() }),
+        beforeFirstText: loadMarkdown,
+      })
+        .then(
+          (outcome) => {
+            const error = outcome.error;
+            const line = error ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : undefined;
+            dispatch({ type: 'turn-end', outcome, now: Date.now(), errorLine: line });
+          },
+          (error: unknown) => dispatch({ type: 'turn-end', outcome: failedOutcome(error, conversation.settings.api), now: Date.now() }),
+        )
+        .finally(() => {
+          controllerRef.current = null;
+          if (exitRequested.current) finishExit();
+        });
+    },
+    [conversation, dispatch, finishExit],
+  );
+
+  const sendPrompt = useCallback(
+    (text: string) => {
+      const controller = new AbortController();
+      startTurn(conversation.send(text, controller.signal), text, controller);
+    },
+    [conversation, startTurn],
+  );
+
+  const openEditor = (initial: string) => {
+    // The editor owns the terminal meanwhile: Ink stops reading stdin and leaves raw mode.
+    if (isRawModeSupported) setRawMode(false);
+    let result: { text: string | null; error?: string };
+    try {
+      result = (props.editor ?? editInEditor)(initial);
+    } finally {
+      if (isRawModeSupported) setRawMode(true);
+    }
+    if (result.error) return notice(result.error, 'error');
+    if (!result.text?.trim()) return notice('/edit: empty prompt, nothing sent', 'dim');
+    history.append(result.text);
+    dispatchInput({ type: 'remember', text: result.text });
+    sendPrompt(result.text);
+  };
+
+  const commandContext: CommandContext = {
+    conversation,
+    notice,
+    startTurn,
+    exit: requestExit,
+    toggleReasoning: (show) => dispatch({ type: 'toggle-reasoning', show }),
+    reset: () => {
+      write(CLEAR_SCREEN);
+      dispatch({ type: 'reset', banner: banner(props) });
+    },
+    copy: (text) => write(osc52(text, props.env)),
+    lastAnswer: () => chatRef.current.last?.text ?? null,
+    edit: openEditor,
+  };
+
+  const handleLine = (text: string) => {
+    const parsed = parseInput(text);
+    switch (parsed.kind) {
+      case 'prompt':
+        return sendPrompt(parsed.text);
+      case 'command':
+        return runCommand(parsed.name, parsed.arg, commandContext);
+      case 'unknown': {
+        const guess = parsed.suggestion ? ` — did you mean /${parsed.suggestion}?` : '';
+        return notice(`unknown command /${parsed.name}${guess} (/help lists commands)`, 'error');
+      }
+      default: {
+        const never: never = parsed;
+        throw new Error(`unknown input ${JSON.stringify(never)}`);
+      }
+    }
+  };
+
+  const submit = () => {
+    const { value } = inputRef.current;
+    // A trailing backslash continues the prompt on a new line, as in a shell.
+    if (value.endsWith('\\')) {
+      dispatchInput({ type: 'set', value: `${value.slice(0, -1)}\n` });
+      return;
+    }
+    if (!value.trim()) return;
+    if (chatRef.current.live) {
+      setHint('an answer is still coming: Esc cancels it');
+      return;
+    }
+    history.append(value);
+    dispatchInput({ type: 'remember', text: value });
+    dispatchInput({ type: 'clear' });
+    handleLine(value);
+  };
+
+  useRawInput((raw) => {
+    for (const key of decodeKeys(raw)) {
+      const state = inputRef.current;
+      const { live, exitArmed } = chatRef.current;
+      const intent = resolveKey(key, { busy: live !== null, empty: state.value === '', exitArmed, pasting: state.pasting });
+      if (exitArmed && intent.type !== 'exit' && intent.type !== 'arm-exit') dispatch({ type: 'arm-exit', armed: false });
+      if (intent.type !== 'none') setHint(null);
+      switch (intent.type) {
+        case 'edit':
+          dispatchInput(intent.action);
+          break;
+        case 'submit':
+          submit();
+          break;
+        case 'cancel-turn':
+          controllerRef.current?.abort();
+          break;
+        case 'exit':
+          requestExit();
+          break;
+        case 'arm-exit':
+          dispatch({ type: 'arm-exit', armed: true });
+          break;
+        case 'clear-input':
+          // Cleared text stays reachable with Up for this session.
+          dispatchInput({ type: 'remember', text: state.value });
+          dispatchInput({ type: 'clear' });
+          break;
+        case 'complete': {
+          const completion = completeCommand(state.value);
+          if (!completion) break;
+          dispatchInput({ type: 'set', value: completion.value });
+          if (completion.candidates.length > 1) setHint(completion.candidates.map((c) => `/${c}`).join('  '));
+          if (completion.candidates.length === 0) setHint('no command starts with that: /help lists them');
+          break;
+        }
+        case 'toggle-reasoning':
+          dispatch({ type: 'toggle-reasoning' });
+          break;
+        case 'none':
+          break;
+        default: {
+          const never: never = intent;
+          throw new Error(`unknown intent ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  });
+
+  // Mount: load Markdown in the background, send the first prompt, turn on bracketed paste.
+  useEffect(() => {
+    write('\u001B[?2004h');
+    const markdown = loadMarkdown();
+    if (props.firstPrompt?.trim()) {
+      const first = props.firstPrompt;
+      history.append(first);
+      dispatchInput({ type: 'remember', text: first });
+      void markdown.then(() => handleLine(first));
+    }
+    return () => {
+      write('\u001B[?2004l');
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Re-wrap everything printed so far when the width changes (once the resize settles).
+  const printedWidth = useRef(columns);
+  useEffect(() => {
+    if (columns === printedWidth.current) return;
+    const timer = setTimeout(() => {
+      printedWidth.current = columns;
+      write(CLEAR_SCREEN);
+      dispatch({ type: 'reprint' });
+    }, RESIZE_SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [columns, dispatch, write]);
+
+  const inputLines = input.value.split('\n').length;
+  const maxLiveLines = Math.max(3, rows - inputLines - 5);
+  const statusNotice = chat.exitArmed ? 'press Ctrl-C again to exit' : hint;
+
+  return (
+    <Box flexDirection="column">
+      <Static key={chat.epoch} items={chat.items}>
+        {(item) => <StaticEntry key={item.id} item={item} width={columns} color={color} />}
+      </Static>
+      {chat.live && <LiveTurnView live={chat.live} showReasoning={chat.showReasoning} width={columns} maxLines={maxLiveLines} color={color} />}
+      <Box marginTop={1} flexDirection="column">
+        <InputBox value={input.value} cursor={input.cursor} busy={chat.live !== null} color={color} />
+        <StatusLine settings={conversation.settings} last={chat.last} notice={statusNotice} color={color} />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,90 @@
+import { useEffect, useRef } from 'react';
+import { Box, Static, useApp, useStderr } from 'ink';
+import type { ChatEvent } from '../../protocol/events.js';
+import type { TurnOutcome } from '../../session/types.js';
+import { chatReducer, initialChat, type StaticItem } from './chat-state.js';
+import type { DeltaBatch } from './delta-batch.js';
+import { decodeKeys } from './keys.js';
+import { LiveTurnView } from './LiveTurnView.js';
+import { loadMarkdown } from './markdown-loader.js';
+import { StaticEntry } from './StaticEntry.js';
+import { driveTurn } from './turn-driver.js';
+import { useRawInput } from './use-raw-input.js';
+import { useSyncReducer } from './use-sync-reducer.js';
+import { useTerminalSize } from './use-terminal-size.js';
+
+export interface OneShotAppProps {
+  run: (signal: AbortSignal) => AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  color: boolean;
+  showReasoning: boolean;
+  quiet: boolean;
+  /** Ctrl-C arrives as a key only when stdin is the terminal (not when a prompt was piped in). */
+  keys: boolean;
+  onDone(outcome: TurnOutcome): void;
+}
+
+const DIM = (text: string, color: boolean) => (color ? `\u001B[2m${text}\u001B[22m` : text);
+
+/**
+ * One turn on a terminal: spinner, live Markdown, tool calls. Only the answer and tool calls reach
+ * stdout; reasoning goes to stderr (SPEC §4), written before the answer that follows it.
+ */
+export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: OneShotAppProps) {
+  const { exit } = useApp();
+  const { write: writeStderr } = useStderr();
+  const { columns, rows } = useTerminalSize();
+  const [chat, dispatch] = useSyncReducer(chatReducer, () => initialChat({ showReasoning: true }));
+  const controller = useRef(new AbortController());
+  const outcomeRef = useRef<TurnOutcome | null>(null);
+  const reasoning = useRef({ text: '', written: false });
+
+  useRawInput((raw) => {
+    for (const key of decodeKeys(raw)) {
+      if (key.kind === 'escape' || (key.kind === 'ctrl' && key.key === 'c')) controller.current.abort();
+    }
+  }, keys);
+
+  const flushReasoning = () => {
+    const r = reasoning.current;
+    if (r.written) return;
+    r.written = true;
+    if (showReasoning && r.text.trim()) writeStderr(`${DIM(r.text.trim(), color)}\n`);
+  };
+
+  useEffect(() => {
+    dispatch({ type: 'turn-start', prompt: '', now: Date.now() });
+    const onBatch = (batch: DeltaBatch) => {
+      if (batch.reasoning && !reasoning.current.written) reasoning.current.text += batch.reasoning;
+      if (batch.text) flushReasoning();
+      dispatch({ type: 'batch', batch, now: Date.now() });
+    };
+    void driveTurn(run(controller.current.signal), { onBatch, beforeFirstText: loadMarkdown }).then((outcome) => {
+      flushReasoning();
+      outcomeRef.current = outcome;
+      dispatch({ type: 'turn-end', outcome, now: Date.now() });
+    });
+    void loadMarkdown();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Leave after the frame that printed the rest of the answer.
+  useEffect(() => {
+    if (chat.live === null && outcomeRef.current) {
+      onDone(outcomeRef.current);
+      exit();
+    }
+  }, [chat.live, exit, onDone]);
+
+  const visible = (item: StaticItem) => item.kind === 'answer' || item.kind === 'tool';
+  const live = chat.live;
+  return (
+    <Box flexDirection="column">
+      <Static items={chat.items}>
+        {(item) => (visible(item) ? <StaticEntry key={item.id} item={item} width={columns} color={color} /> : <Box key={item.id} />)}
+      </Static>
+      {live && !(quiet && live.firstTokenAt === null) && (
+        <LiveTurnView live={live} showReasoning={showReasoning} width={columns} maxLines={Math.max(3, rows - 2)} color={color} />
+      )}
+    </Box>
+  );
+}

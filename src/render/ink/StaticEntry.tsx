@@ -1,0 +1,57 @@
+import { Box, Text } from 'ink';
+import type { StaticItem } from './chat-state.js';
+import { renderMarkdownText } from './markdown-loader.js';
+import { ToolCallBlock } from './ToolCallBlock.js';
+
+const TONE_COLOR = { info: undefined, error: 'red', warn: 'yellow', dim: 'gray' } as const;
+
+/** One finished piece of the transcript. Rendered once inside <Static>, so cost here is paid once. */
+export function StaticEntry({ item, width, color }: { item: StaticItem; width: number; color: boolean }) {
+  switch (item.kind) {
+    case 'banner':
+      return <Text dimColor={color}>{item.text}</Text>;
+    case 'prompt':
+      return (
+        <Box marginTop={1}>
+          <Text bold color={color ? 'cyan' : undefined}>{'› '}</Text>
+          <Text bold>{item.text}</Text>
+        </Box>
+      );
+    case 'answer':
+      return (
+        <Box paddingLeft={2} marginTop={1}>
+          <Text>{renderMarkdownText(item.text, width - 2, color)}</Text>
+        </Box>
+      );
+    case 'reasoning':
+      return (
+        <Box paddingLeft={2} marginTop={1}>
+          <Text dimColor italic={color}>{item.text}</Text>
+        </Box>
+      );
+    case 'reasoning-collapsed':
+      return (
+        <Box paddingLeft={2} marginTop={1}>
+          <Text dimColor>{`▸ reasoning folded (${item.lines} line${item.lines === 1 ? '' : 's'}) · Ctrl-R shows it`}</Text>
+        </Box>
+      );
+    case 'tool':
+      return (
+        <Box paddingLeft={2} marginTop={1}>
+          <ToolCallBlock call={item.call} color={color} />
+        </Box>
+      );
+    case 'notice':
+      return (
+        <Box paddingLeft={item.tone === 'info' ? 0 : 2} marginTop={item.tone === 'info' ? 1 : 0}>
+          <Text color={color ? TONE_COLOR[item.tone] : undefined} dimColor={item.tone === 'dim'}>
+            {item.text}
+          </Text>
+        </Box>
+      );
+    default: {
+      const never: never = item;
+      throw new Error(`unknown item ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import type { ToolCall } from '../../protocol/events.js';
+import type { TurnOutcome, TurnStatus } from '../../session/types.js';
+import type { DeltaBatch } from './delta-batch.js';
+import { findLastSafeSplitPoint } from './markdown-split.js';
+
+/** Something already printed above the live region (rendered once by <Static>, never again). */
+export type StaticItem =
+  | { id: number; kind: 'banner'; text: string }
+  | { id: number; kind: 'prompt'; text: string }
+  | { id: number; kind: 'answer'; text: string }
+  | { id: number; kind: 'reasoning'; text: string }
+  | { id: number; kind: 'reasoning-collapsed'; lines: number }
+  | { id: number; kind: 'tool'; call: ToolCall }
+  | { id: number; kind: 'notice'; text: string; tone: NoticeTone };
+
+export type NoticeTone = 'info' | 'error' | 'warn' | 'dim';
+
+/** The turn being answered: only this part of the screen changes per token. */
+export interface LiveTurn {
+  startedAt: number;
+  firstTokenAt: number | null;
+  /** Text not yet moved to <Static>: at most the block being written. */
+  pending: string;
+  /** The whole answer so far (for /copy after a cancel). */
+  text: string;
+  reasoning: string;
+  /** Reasoning is moved out once the answer text begins. */
+  reasoningDone: boolean;
+  toolCalls: ToolCall[];
+  usage: { input_tokens: number | null; output_tokens: number | null } | null;
+}
+
+export interface LastAnswer {
+  text: string;
+  reasoning: string;
+  status: TurnStatus;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  seconds: number;
+  model: string | null;
+}
+
+export interface ChatState {
+  items: StaticItem[];
+  nextId: number;
+  live: LiveTurn | null;
+  last: LastAnswer | null;
+  showReasoning: boolean;
+  /** The first Ctrl-C on an empty prompt arms exit; the second exits. */
+  exitArmed: boolean;
+  /** Bumped to re-print everything (resize, /clear): <Static> is keyed by it. */
+  epoch: number;
+}
+
+export type ChatAction =
+  | { type: 'turn-start'; prompt: string; now: number }
+  | { type: 'batch'; batch: DeltaBatch; now: number }
+  | { type: 'turn-end'; outcome: TurnOutcome; now: number; errorLine?: string }
+  | { type: 'notice'; text: string; tone: NoticeTone }
+  | { type: 'toggle-reasoning'; show?: boolean }
+  | { type: 'arm-exit'; armed: boolean }
+  | { type: 'reprint' }
+  | { type: 'reset'; banner?: string };
+
+export function initialChat(options: { showReasoning: boolean; banner?: string; history?: StaticItem[] }): ChatState {
+  const items: StaticItem[] = [];
+  let nextId = 1;
+  if (options.banner) items.push({ id: nextId++, kind: 'banner', text: options.banner });
+  for (const item of options.history ?? []) items.push({ ...item, id: nextId++ });
+  return { items, nextId, live: null, last: null, showReasoning: options.showReasoning, exitArmed: false, epoch: 0 };
+}
+
+type NewItem = StaticItem extends infer T ? (T extends StaticItem ? Omit<T, 'id'> : never) : never;
+
+function push(state: ChatState, ...items: NewItem[]): ChatState {
+  if (items.length === 0) return state;
+  let nextId = state.nextId;
+  const added = items.map((item) => ({ ...item, id: nextId++ }) as StaticItem);
+  return { ...state, items: state.items.concat(added), nextId };
+}
+
+function reasoningItems(reasoning: string, show: boolean): NewItem[] {
+  const trimmed = reasoning.trim();
+  if (!trimmed) return [];
+  return show ? [{ kind: 'reasoning', text: trimmed }] : [{ kind: 'reasoning-collapsed', lines: trimmed.split('\n').length }];
+}
+
+function applyBatch(state: ChatState, batch: DeltaBatch, now: number): ChatState {
+  const live = state.live;
+  if (!live) return state;
+  const next: LiveTurn = { ...live };
+  const out: NewItem[] = [];
+  if ((batch.text || batch.reasoning || batch.toolCalls.length) && next.firstTokenAt === null) next.firstTokenAt = now;
+  if (batch.reasoning && !next.reasoningDone) next.reasoning += batch.reasoning;
+  if (batch.text) {
+    if (!next.reasoningDone) {
+      out.push(...reasoningItems(next.reasoning, state.showReasoning));
+      next.reasoningDone = true;
+    }
+    next.text += batch.text;
+    next.pending += batch.text;
+    const split = findLastSafeSplitPoint(next.pending);
+    if (split > 0) {
+      out.push({ kind: 'answer', text: next.pending.slice(0, split) });
+      next.pending = next.pending.slice(split);
+    }
+  }
+  if (batch.toolCalls.length) next.toolCalls = [...next.toolCalls, ...batch.toolCalls];
+  if (batch.usage) next.usage = batch.usage;
+  return push({ ...state, live: next }, ...out);
+}
+
+const STATUS_NOTE: Record<Exclude<TurnStatus, 'complete'>, string> = {
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+  error: 'failed',
+};
+
+function endTurn(state: ChatState, outcome: TurnOutcome, now: number, errorLine: string | undefined): ChatState {
+  const live = state.live;
+  if (!live) return state;
+  const out: NewItem[] = [];
+  if (!live.reasoningDone) out.push(...reasoningItems(live.reasoning, state.showReasoning));
+  if (live.pending.trim()) out.push({ kind: 'answer', text: live.pending });
+  for (const call of live.toolCalls) out.push({ kind: 'tool', call });
+  if (outcome.status !== 'complete') {
+    const line = outcome.status === 'cancelled' ? undefined : (errorLine ?? outcome.error?.message);
+    out.push({
+      kind: 'notice',
+      tone: outcome.status === 'cancelled' ? 'warn' : 'error',
+      text: line ? `✗ ${STATUS_NOTE[outcome.status]}: ${line}` : `⊘ ${STATUS_NOTE[outcome.status]}`,
+    });
+  } else if (outcome.result.finish_reason === 'length') {
+    out.push({ kind: 'notice', tone: 'warn', text: 'answer cut off at the token limit (finish_reason: length)' });
+  }
+  const usage = outcome.result.usage;
+  const last: LastAnswer = {
+    text: outcome.result.text || live.text,
+    reasoning: outcome.result.reasoning ?? live.reasoning,
+    status: outcome.status,
+    input_tokens: usage.input_tokens ?? live.usage?.input_tokens ?? null,
+    output_tokens: usage.output_tokens ?? live.usage?.output_tokens ?? null,
+    seconds: (outcome.timings.totalMs || now - live.startedAt) / 1000,
+    model: outcome.result.model,
+  };
+  return push({ ...state, live: null, last }, ...out);
+}
+
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'turn-start': {
+      const live: LiveTurn = {
+        startedAt: action.now,
+        firstTokenAt: null,
+        pending: '',
+        text: '',
+        reasoning: '',
+        reasoningDone: false,
+        toolCalls: [],
+        usage: null,
+      };
+      return push({ ...state, live, exitArmed: false }, { kind: 'prompt', text: action.prompt });
+    }
+    case 'batch':
+      return applyBatch(state, action.batch, action.now);
+    case 'turn-end':
+      return endTurn(state, action.outcome, action.now, action.errorLine);
+    case 'notice':
+      return push(state, { kind: 'notice', text: action.text, tone: action.tone });
+    case 'toggle-reasoning': {
+      const show = action.show ?? !state.showReasoning;
+      const next = { ...state, showReasoning: show };
+      // Turning it on shows the last answer's reasoning that was folded away.
+      if (show && !state.live && state.last?.reasoning.trim() && !state.showReasoning) {
+        return push(next, { kind: 'reasoning', text: state.last.reasoning.trim() });
+      }
+      return push(next, { kind: 'notice', tone: 'dim', text: `reasoning ${show ? 'shown' : 'folded'} (Ctrl-R toggles)` });
+    }
+    case 'arm-exit':
+      return state.exitArmed === action.armed ? state : { ...state, exitArmed: action.armed };
+    case 'reprint':
+      return { ...state, epoch: state.epoch + 1 };
+    case 'reset':
+      return {
+        ...initialChat({ showReasoning: state.showReasoning, banner: action.banner }),
+        epoch: state.epoch + 1,
+      };
+    default: {
+      const never: never = action;
+      throw new Error(`unknown chat action ${JSON.stringify(never)}`);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/** Slash commands: the table, parsing, "did you mean", Tab completion. Pure. */
+
+export interface CommandSpec {
+  name: string;
+  args: string;
+  help: string;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  { name: 'help', args: '', help: 'commands and keys' },
+  { name: 'model', args: '<id>', help: 'switch model (no argument: show it)' },
+  { name: 'temperature', args: '<n|off>', help: 'set or clear the temperature' },
+  { name: 'system', args: '<text|off>', help: 'set or clear the system prompt' },
+  { name: 'api', args: '<chat|messages>', help: 'switch interface' },
+  { name: 'stream', args: '<on|off>', help: 'streaming on or off' },
+  { name: 'reasoning', args: '[on|off]', help: 'show or fold reasoning (also Ctrl-R)' },
+  { name: 'retry', args: '', help: 'ask the last prompt again, replacing its answer' },
+  { name: 'clear', args: '', help: 'start a new conversation' },
+  { name: 'save', args: '<file>', help: 'write the conversation as Markdown' },
+  { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)' },
+  { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR' },
+  { name: 'exit', args: '', help: 'leave (also Ctrl-D, or Ctrl-C twice)' },
+];
+
+export type CommandName = 'help' | 'model' | 'temperature' | 'system' | 'api' | 'stream' | 'reasoning' | 'retry' | 'clear' | 'save' | 'copy' | 'edit' | 'exit';
+
+const ALIASES: Record<string, CommandName> = { quit: 'exit', q: 'exit', '?': 'help', temp: 'temperature' };
+
+export type ParsedInput =
+  | { kind: 'prompt'; text: string }
+  | { kind: 'command'; name: CommandName; arg: string }
+  | { kind: 'unknown'; name: string; suggestion: string | null };
+
+/** "//text" sends "/text" as a prompt; a lone "/" or a path-like "/usr/bin …" is a command attempt. */
+export function parseInput(text: string): ParsedInput {
+  if (!text.startsWith('/')) return { kind: 'prompt', text };
+  if (text.startsWith('//')) return { kind: 'prompt', text: text.slice(1) };
+  const match = /^\/(\S*)\s*([\s\S]*)$/.exec(text)!;
+  const name = match[1]!.toLowerCase();
+  const arg = match[2]!.trim();
+  const known = COMMANDS.find((c) => c.name === name)?.name as CommandName | undefined;
+  const resolved = known ?? ALIASES[name];
+  if (resolved) return { kind: 'command', name: resolved, arg };
+  return { kind: 'unknown', name, suggestion: closestCommand(name) };
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+export function closestCommand(name: string): string | null {
+  if (!name) return null;
+  const prefixed = COMMANDS.filter((c) => c.name.startsWith(name));
+  if (prefixed.length === 1) return prefixed[0]!.name;
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const c of COMMANDS) {
+    const d = editDistance(name, c.name);
+    if (d < bestDistance) {
+      best = c.name;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 2)) ? best : null;
+}
+
+/**
+ * Tab on "/mo" → "/model ". Several matches complete to their common prefix and are listed.
+ * Returns null when the input is not a command name being typed.
+ */
+export function completeCommand(value: string): { value: string; candidates: string[] } | null {
+  const match = /^\/(\S*)$/.exec(value);
+  if (!match) return null;
+  const typed = match[1]!.toLowerCase();
+  const candidates = COMMANDS.map((c) => c.name).filter((n) => n.startsWith(typed));
+  if (candidates.length === 0) return { value, candidates };
+  if (candidates.length === 1) return { value: `/${candidates[0]} `, candidates };
+  let prefix = candidates[0]!;
+  for (const c of candidates) {
+    while (!c.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  }
+  return { value: `/${prefix}`, candidates };
+}
+
+export function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => `/${c.name} ${c.args}`.length));
+  const lines = COMMANDS.map((c) => `  ${`/${c.name} ${c.args}`.padEnd(width)}  ${c.help}`);
+  return [
+    'Commands:',
+    ...lines,
+    'Keys:',
+    '  Enter send · Alt+Enter / Shift+Enter / Ctrl-J or a trailing \\ new line · Up/Down history',
+    '  Esc or Ctrl-C cancel an answer · Ctrl-C clears the prompt, twice on empty exits · Ctrl-D exits',
+    '  Ctrl-A/E line start/end · Ctrl-U/K kill to start/end · Ctrl-W delete word · Tab completes commands',
+    '  Ctrl-R shows or folds reasoning · //text sends a prompt that starts with "/"',
+  ].join('\n');
+}

@@ -1,0 +1,113 @@
+/**
+ * The Ink UI: interactive chat and the one-shot view on a terminal. The CLI reaches this module only
+ * through import(), so the piped path never loads Ink or React (SPEC §10).
+ */
+import { render } from 'ink';
+import type { Api, ChatEvent } from '../../protocol/events.js';
+import type { Conversation, TurnOutcome } from '../../session/types.js';
+import { ExitCode } from '../../exit-codes.js';
+import { ChatApp } from './ChatApp.js';
+import { openInputHistory } from './input-history.js';
+import { OneShotApp } from './OneShotApp.js';
+
+export interface InteractiveChatOptions {
+  conversation: Conversation;
+  firstPrompt?: string;
+  inputHistoryFile: string;
+  /** false for NO_COLOR or TERM=dumb */
+  color: boolean;
+  showReasoning: boolean;
+  version: string;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+}
+
+// Ink options: Ctrl-C is ours (cancel / clear / exit twice); incremental rendering rewrites only
+// changed lines of the live region; 30 fps matches the 30 ms delta batching.
+const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incrementalRendering: true } as const;
+
+/** Interactive chat until /exit, Ctrl-D or Ctrl-C twice (0), or SIGTERM / SIGHUP. */
+export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<number> {
+  const stdout = opts.stdout ?? process.stdout;
+  const history = openInputHistory(opts.inputHistoryFile);
+  let code: number = ExitCode.ok;
+  const instance = render(
+    <ChatApp
+      conversation={opts.conversation}
+      firstPrompt={opts.firstPrompt}
+      history={history}
+      color={opts.color}
+      showReasoning={opts.showReasoning}
+      version={opts.version}
+      onExit={(c) => {
+        code = c;
+      }}
+    />,
+    { ...INK_OPTIONS, stdout, stdin: opts.stdin ?? process.stdin },
+  );
+  // A terminal left in bracketed-paste mode garbles the shell's next paste.
+  const restoreTerminal = () => stdout.write('\u001B[?2004l');
+  const onSignal = (signal: NodeJS.Signals) => {
+    code = signal === 'SIGHUP' ? 129 : ExitCode.terminated;
+    instance.unmount();
+  };
+  process.on('exit', restoreTerminal);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    process.off('exit', restoreTerminal);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    restoreTerminal();
+  }
+  return code;
+}
+
+export interface OneShotTtyOptions {
+  run: (signal: AbortSignal) => AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  model: string;
+  api: Api;
+  color: boolean;
+  showReasoning: boolean;
+  quiet: boolean;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+/** `model · in/out tokens · seconds` for the one-shot footer. */
+export function footerText(outcome: TurnOutcome, model: string, api: Api): string {
+  const { input_tokens: input, output_tokens: output } = outcome.result.usage;
+  const tokens = `in ${input ?? '–'} / out ${output ?? '–'} tokens`;
+  return `${outcome.result.model ?? model} · ${api} · ${tokens} · ${(outcome.timings.totalMs / 1000).toFixed(1)}s`;
+}
+
+/** One turn with the live view on a terminal; Ctrl-C aborts and resolves with the cancelled outcome. */
+export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOutcome> {
+  const stdin = opts.stdin ?? process.stdin;
+  const stderr = opts.stderr ?? process.stderr;
+  let outcome: TurnOutcome | null = null;
+  const instance = render(
+    <OneShotApp
+      run={opts.run}
+      color={opts.color}
+      showReasoning={opts.showReasoning}
+      quiet={opts.quiet}
+      keys={Boolean(stdin.isTTY)}
+      onDone={(o) => {
+        outcome = o;
+      }}
+    />,
+    { ...INK_OPTIONS, stdout: opts.stdout ?? process.stdout, stdin, stderr },
+  );
+  await instance.waitUntilExit();
+  const done = outcome as TurnOutcome | null;
+  if (!done) throw new Error('the one-shot view ended without an outcome');
+  if (!opts.quiet) {
+    const footer = footerText(done, opts.model, opts.api);
+    stderr.write(`${opts.color ? `\u001B[2m${footer}\u001B[22m` : footer}\n`);
+  }
+  return done;
+}

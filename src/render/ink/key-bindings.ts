@@ -1,0 +1,103 @@
+import type { InputAction } from './input-state.js';
+import type { KeyEvent } from './keys.js';
+
+/** What a key means right now. The app performs it; this table is the single place keys are bound. */
+export type Intent =
+  | { type: 'edit'; action: InputAction }
+  | { type: 'submit' }
+  | { type: 'cancel-turn' }
+  | { type: 'exit' }
+  | { type: 'arm-exit' }
+  | { type: 'clear-input' }
+  | { type: 'complete' }
+  | { type: 'toggle-reasoning' }
+  | { type: 'none' };
+
+export interface KeyContext {
+  busy: boolean;
+  empty: boolean;
+  exitArmed: boolean;
+  pasting: boolean;
+}
+
+const edit = (action: InputAction): Intent => ({ type: 'edit', action });
+
+const CTRL_EDITS: Record<string, InputAction> = {
+  a: { type: 'home' },
+  e: { type: 'end' },
+  b: { type: 'left' },
+  f: { type: 'right' },
+  u: { type: 'kill-to-start' },
+  k: { type: 'kill-to-end' },
+  w: { type: 'delete-word-back' },
+  p: { type: 'up' },
+  n: { type: 'down' },
+};
+
+function whilePasting(key: KeyEvent): Intent {
+  switch (key.kind) {
+    case 'text':
+      return edit({ type: 'insert', text: key.text });
+    case 'enter':
+    case 'newline':
+      return edit({ type: 'insert', text: '\n' });
+    case 'tab':
+      return edit({ type: 'insert', text: '\t' });
+    case 'paste-end':
+      return edit({ type: 'paste', active: false });
+    default:
+      return { type: 'none' };
+  }
+}
+
+export function resolveKey(key: KeyEvent, ctx: KeyContext): Intent {
+  if (ctx.pasting) return whilePasting(key);
+  switch (key.kind) {
+    case 'text':
+      return edit({ type: 'insert', text: key.text });
+    case 'paste-start':
+      return edit({ type: 'paste', active: true });
+    case 'paste-end':
+      return { type: 'none' };
+    case 'enter':
+      return { type: 'submit' };
+    case 'newline':
+      return edit({ type: 'insert', text: '\n' });
+    case 'backspace':
+    case 'delete':
+    case 'delete-word-back':
+    case 'left':
+    case 'right':
+    case 'word-left':
+    case 'word-right':
+    case 'up':
+    case 'down':
+    case 'home':
+    case 'end':
+      return edit({ type: key.kind });
+    case 'tab':
+      return { type: 'complete' };
+    case 'escape':
+      return ctx.busy ? { type: 'cancel-turn' } : { type: 'none' };
+    case 'ctrl':
+      return resolveCtrl(key.key, ctx);
+    case 'ignored':
+      return { type: 'none' };
+    default: {
+      const never: never = key;
+      throw new Error(`unknown key ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function resolveCtrl(letter: string, ctx: KeyContext): Intent {
+  if (letter === 'c') {
+    if (ctx.busy) return { type: 'cancel-turn' };
+    if (!ctx.empty) return { type: 'clear-input' };
+    return ctx.exitArmed ? { type: 'exit' } : { type: 'arm-exit' };
+  }
+  if (letter === 'd') return ctx.empty ? { type: 'exit' } : edit({ type: 'delete' });
+  if (letter === 'r') return { type: 'toggle-reasoning' };
+  const action = CTRL_EDITS[letter];
+  return action ? edit(action) : { type: 'none' };
+}
