@@ -3,7 +3,7 @@
  * transport faults (drop = TCP reset, stall = silence, eof = clean end without end marker).
  */
 import type { ServerResponse } from 'node:http';
-import { once } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { createGzip, gzipSync, constants as zlib } from 'node:zlib';
 import type { CutMode } from './models.js';
@@ -16,6 +16,17 @@ export interface Sink {
 
 class Aborted extends Error {}
 
+/** The first of several events; unlike racing once() calls it leaves no listeners behind. */
+function first(emitters: [EventEmitter, string][]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const [emitter, event] of emitters) emitter.off(event, done);
+      resolve();
+    };
+    for (const [emitter, event] of emitters) emitter.on(event, done);
+  });
+}
+
 /** Plain or gzip (flushed after every write, so each token still leaves at once). */
 export function openSink(res: ServerResponse, gzip: boolean): Sink {
   if (!gzip) {
@@ -23,7 +34,7 @@ export function openSink(res: ServerResponse, gzip: boolean): Sink {
       async write(text) {
         if (res.destroyed) throw new Aborted();
         // Waiting for 'drain' is what makes lorem-N "as fast as the client reads".
-        if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        if (!res.write(text)) await first([[res, 'drain'], [res, 'close']]);
         if (res.destroyed) throw new Aborted();
       },
       async end() {
@@ -39,19 +50,19 @@ export function openSink(res: ServerResponse, gzip: boolean): Sink {
       if (res.destroyed) throw new Aborted();
       const ok = gz.write(text);
       await new Promise<void>((resolve) => gz.flush(zlib.Z_SYNC_FLUSH, () => resolve()));
-      if (!ok && !res.destroyed) await Promise.race([once(gz, 'drain'), once(res, 'close')]);
+      if (!ok && !res.destroyed) await first([[gz, 'drain'], [res, 'close']]);
       if (res.destroyed) throw new Aborted();
     },
     async end() {
       gz.end();
-      await Promise.race([once(res, 'finish'), once(res, 'close')]);
+      await first([[res, 'finish'], [res, 'close']]);
     },
   };
 }
 
 /** Waits until the client is gone or close() destroyed the response. */
 function untilClosed(res: ServerResponse): Promise<void> {
-  return res.destroyed ? Promise.resolve() : once(res, 'close').then(() => undefined);
+  return res.destroyed ? Promise.resolve() : first([[res, 'close']]);
 }
 
 /** The end of a cut answer: reset the socket, go silent, or end cleanly mid-answer. */
