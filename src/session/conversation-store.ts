@@ -216,6 +216,12 @@ export class ConversationStore {
     }
   }
 
+  /** Every readable record, header first: what `history show --json` prints. */
+  records(cid: string): Array<MetaRecord | UserRecord | AssistantRecord> {
+    const { meta, records } = this.read(cid);
+    return [meta, ...records];
+  }
+
   private read(cid: string): { meta: MetaRecord; records: Array<UserRecord | AssistantRecord> } {
     const text = readFileSync(this.existingFile(cid), 'utf8');
     let meta: MetaRecord | undefined;

@@ -133,9 +133,9 @@ describe('ConversationStore', () => {
   });
 
   it('makes distinct sortable ids', () => {
-    const ids = new Set(Array.from({ length: 50 }, () => store.create({ model: 'e', api: 'chat' })));
-    expect(ids.size).toBe(50);
-    expect(readdirSync(join(root, 'data', 'conversations'))).toHaveLength(50);
+    const ids = new Set(Array.from({ length: 20 }, () => store.create({ model: 'e', api: 'chat' })));
+    expect(ids.size).toBe(20);
+    expect(readdirSync(join(root, 'data', 'conversations'))).toHaveLength(20);
     expect(newCid(new Date('2026-11-22T15:30:12.999Z'))).toMatch(/^20261122-153012-[0-9a-f]{4}$/);
   });
 });

@@ -1,0 +1,107 @@
+import { ExitCode, UsageError } from '../../exit-codes.js';
+import { ConversationStore, type AssistantRecord, type ConversationSummary } from '../../session/conversation-store.js';
+import { dataDir } from '../../session/paths.js';
+
+// `gatechat history [list|show ID|rm ID]`. Usage problems (unknown id) are thrown as UsageError;
+// main prints them (exit 2).
+
+export type HistoryAction = 'list' | 'show' | 'rm';
+
+export interface HistoryIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export async function runHistoryCommand(
+  action: HistoryAction,
+  id: string | undefined,
+  opts: { json?: boolean },
+  io: HistoryIo,
+  store: ConversationStore = new ConversationStore(dataDir()),
+): Promise<number> {
+  switch (action) {
+    case 'list':
+      return list(store, Boolean(opts.json), io);
+    case 'show':
+      return show(store, requireId('show', id), Boolean(opts.json), io);
+    case 'rm':
+      store.remove(requireId('rm', id));
+      io.stderr.write(`gatechat: removed conversation ${id}\n`);
+      return ExitCode.ok;
+    default: {
+      const never: never = action;
+      throw new UsageError(`history: unknown action ${JSON.stringify(never)}; expected list, show ID or rm ID`);
+    }
+  }
+}
+
+function requireId(action: string, id: string | undefined): string {
+  if (!id) throw new UsageError(`history ${action}: which conversation? (see: gatechat history list)`);
+  return id;
+}
+
+function list(store: ConversationStore, json: boolean, io: HistoryIo): number {
+  const conversations = store.list();
+  if (json) {
+    io.stdout.write(`${JSON.stringify(conversations, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  if (conversations.length === 0) {
+    io.stderr.write('gatechat: no saved conversations yet\n');
+    return ExitCode.ok;
+  }
+  const modelWidth = Math.min(30, Math.max(5, ...conversations.map((c) => c.model.length)));
+  const row = (c: ConversationSummary) =>
+    [c.cid, localTime(c.updated), `${String(c.turns).padStart(3)} ${c.turns === 1 ? 'turn ' : 'turns'}`, c.model.padEnd(modelWidth), c.title].join('  ');
+  io.stdout.write(`${conversations.map(row).join('\n')}\n`);
+  return ExitCode.ok;
+}
+
+function show(store: ConversationStore, cid: string, json: boolean, io: HistoryIo): number {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(store.records(cid), null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  const { meta, turns } = store.load(cid);
+  const out: string[] = [`# ${meta.cid} · ${meta.model || 'unknown model'} · ${meta.api} · ${localTime(meta.created)}`];
+  if (meta.system) out.push(`system: ${meta.system}`);
+  for (const turn of turns) {
+    out.push('', ...turn.user.split('\n').map((line) => `> ${line}`), '');
+    if (!turn.assistant) {
+      out.push('[no answer recorded]');
+      continue;
+    }
+    if (turn.assistant.content) out.push(turn.assistant.content.replace(/\n$/, ''));
+    for (const call of turn.assistant.tool_calls ?? []) out.push(`[tool call ${call.name} ${JSON.stringify(call.arguments)}]`);
+    const marker = statusMarker(turn.assistant);
+    if (marker) out.push(marker);
+  }
+  io.stdout.write(`${out.join('\n')}\n`);
+  return ExitCode.ok;
+}
+
+/** Complete answers need no marker; anything else says how it ended, so a partial is never mistaken for a whole. */
+function statusMarker(record: AssistantRecord): string | null {
+  switch (record.status) {
+    case 'complete':
+      return record.finish_reason === 'length' ? '[stopped: max tokens reached]' : null;
+    case 'cancelled':
+      return '[cancelled]';
+    case 'interrupted':
+      return '[interrupted: the stream ended early]';
+    case 'error':
+      return `[error${record.error ? `: ${record.error.message}` : ''}]`;
+    default: {
+      const never: never = record.status;
+      return `[${String(never)}]`;
+    }
+  }
+}
+
+/** `2026-11-22 15:30` in local time; ids and JSON keep UTC. */
+function localTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '????-??-?? ??:??';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
