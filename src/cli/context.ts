@@ -58,7 +58,6 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
 
   const httpWarning = plainHttpWarning(conn);
   if (httpWarning) warn(httpWarning);
-  if (!conn.apiKey) log?.('no API key configured: sending no auth header');
 
   const store = settings.save || options.continueLast || options.cid ? new ConversationStore(dataDir()) : null;
   let cid = options.cid;
