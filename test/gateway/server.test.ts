@@ -1,0 +1,124 @@
+// Routing, validation, auth, the request log and gzip of the dev gateway.
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { LISTED_MODELS, parseModel } from '../../src/gateway/models.js';
+import { type Api, bodyFor, chatText, messagesText, payloads, post, useGateway } from './support.js';
+
+const logLines: string[] = [];
+const gateway = useGateway({ log: (line) => logLines.push(line) });
+
+describe('routes and validation', () => {
+  it('GET /v1/models lists the model families in the OpenAI list shape', async () => {
+    const res = await fetch(`${gateway().url}/v1/models`);
+    expect(res.status).toBe(200);
+    const json = await res.json();
+    expect(json.object).toBe('list');
+    expect(json.data).toContainEqual({ id: 'echo', object: 'model', created: expect.any(Number), owned_by: 'gatechat-dev' });
+    expect(json.data.map((m: any) => m.id)).toEqual(expect.arrayContaining(['lorem-200', 'slow-80', 'think', 'tool', 'fail-429', 'drop-after-5', 'no-done']));
+  });
+
+  it('every listed model is one the gateway answers', () => {
+    for (const id of LISTED_MODELS) expect(parseModel(id), id).not.toBeNull();
+  });
+
+  it('unknown path: 404 JSON error; wrong method: 405', async () => {
+    const res = await fetch(`${gateway().url}/v1/embeddings`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect((await res.json()).error.message).toContain('/v1/embeddings');
+    expect((await fetch(`${gateway().url}/v1/chat/completions`)).status).toBe(405);
+  });
+
+  it.each<[Api]>([['chat'], ['messages']])('%s: invalid JSON is a 400 in the interface envelope', async (api) => {
+    const res = await post(gateway(), api, '{"model": "echo",');
+    expect(res.status).toBe(400);
+    const json = await res.json();
+    if (api === 'chat') expect(json.error).toMatchObject({ type: 'invalid_request_error', param: null });
+    else expect(json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+  });
+
+  it.each<[Api]>([['chat'], ['messages']])('%s: missing model is a 400', async (api) => {
+    const res = await post(gateway(), api, { messages: [{ role: 'user', content: 'x' }], max_tokens: 5 });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('model');
+  });
+
+  it('Messages requires max_tokens; Chat Completions does not', async () => {
+    const res = await post(gateway(), 'messages', { model: 'echo', messages: [{ role: 'user', content: 'x' }] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    expect((await post(gateway(), 'chat', { model: 'echo', messages: [{ role: 'user', content: 'x' }] })).status).toBe(200);
+  });
+
+  it('a non-positive max_tokens is a 400', async () => {
+    expect((await post(gateway(), 'chat', bodyFor('chat', 'echo', 'x', { max_tokens: 0 }))).status).toBe(400);
+  });
+});
+
+describe('request log', () => {
+  it('records method, path, headers, body and model; the HTTP endpoint serves it; DELETE resets', async () => {
+    await post(gateway(), 'chat', bodyFor('chat', 'echo', 'logged'), { headers: { 'x-trace': 'abc' } });
+    await post(gateway(), 'messages', '{broken');
+    const requests = gateway().requests;
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', model: 'echo', body: { model: 'echo' } });
+    expect(requests[0].headers['x-trace']).toBe('abc');
+    expect(requests[1]).toMatchObject({ path: '/v1/messages', model: null, body: '{broken' });
+    const served = await (await fetch(`${gateway().url}/__gatechat/requests`)).json();
+    expect(served.map((r: any) => r.model)).toEqual(['echo', null]);
+    const reset = await fetch(`${gateway().url}/__gatechat/requests`, { method: 'DELETE' });
+    expect(await reset.json()).toEqual({ deleted: 2 });
+    expect(gateway().requests).toHaveLength(0);
+  });
+
+  it('logs one line per request: method, path, model, status, ms', async () => {
+    logLines.length = 0;
+    await (await post(gateway(), 'chat', bodyFor('chat', 'fail-403'))).text();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(logLines).toHaveLength(1);
+    expect(logLines[0]).toMatch(/^POST \/v1\/chat\/completions fail-403 403 \d+ms$/);
+  });
+});
+
+function rawPost(url: string, body: unknown, headers: Record<string, string>): Promise<{ headers: Record<string, unknown>; chunks: Buffer[] }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ headers: res.headers, chunks }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('gzip (model name ending +gzip, client accepting gzip)', () => {
+  it('streams compressed, flushed per token, and decodes to the normal stream', async () => {
+    const body = bodyFor('chat', 'slow-20+gzip', 'x', { stream: true, max_tokens: 4 });
+    const { headers, chunks } = await rawPost(`${gateway().url}/v1/chat/completions`, body, { 'accept-encoding': 'gzip' });
+    expect(headers['content-encoding']).toBe('gzip');
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+    const text = gunzipSync(Buffer.concat(chunks)).toString('utf8');
+    expect(chatText(payloads(text))).toBe('Lorem ipsum dolor sit');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
+  it('compresses JSON answers too, and fetch decodes them transparently', async () => {
+    const body = bodyFor('messages', 'echo+gzip', 'squeeze me');
+    const { headers, chunks } = await rawPost(`${gateway().url}/v1/messages`, body, { 'accept-encoding': 'gzip, deflate' });
+    expect(headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')).content[0].text).toBe('squeeze me');
+    const viaFetch = await post(gateway(), 'messages', { ...body, stream: true });
+    expect(messagesText(payloads(await viaFetch.text()))).toBe('squeeze me');
+  });
+
+  it('no gzip without Accept-Encoding, nor for names without +gzip', async () => {
+    const plain = await rawPost(`${gateway().url}/v1/chat/completions`, bodyFor('chat', 'echo+gzip', 'x'), {});
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(Buffer.concat(plain.chunks).toString()).model).toBe('echo+gzip');
+    const named = await rawPost(`${gateway().url}/v1/chat/completions`, bodyFor('chat', 'echo', 'x'), { 'accept-encoding': 'gzip' });
+    expect(named.headers['content-encoding']).toBeUndefined();
+  });
+});
