@@ -71,10 +71,15 @@ export function ChatApp(props: ChatAppProps) {
   const controllerRef = useRef<AbortController | null>(null);
   const exitRequested = useRef(false);
 
+  // Leaving takes one more frame: the input box and status line are removed before Ink unmounts.
+  const [leaving, setLeaving] = useState(false);
   const finishExit = useCallback(() => {
     props.onExit(ExitCode.ok);
-    exit();
-  }, [exit, props]);
+    setLeaving(true);
+  }, [props]);
+  useEffect(() => {
+    if (leaving) exit();
+  }, [leaving, exit]);
 
   const requestExit = useCallback(() => {
     exitRequested.current = true;
@@ -270,11 +275,11 @@ export function ChatApp(props: ChatAppProps) {
       <Static key={chat.epoch} items={chat.items}>
         {(item) => <StaticEntry key={item.id} item={item} width={columns} color={color} />}
       </Static>
-      {chat.live && <LiveTurnView live={chat.live} showReasoning={chat.showReasoning} width={columns} maxLines={maxLiveLines} color={color} />}
-      <Box marginTop={1} flexDirection="column">
+      {!leaving && chat.live && <LiveTurnView live={chat.live} showReasoning={chat.showReasoning} width={columns} maxLines={maxLiveLines} color={color} />}
+      {!leaving && (<Box marginTop={1} flexDirection="column">
         <InputBox value={input.value} cursor={input.cursor} busy={chat.live !== null} color={color} />
         <StatusLine settings={conversation.settings} last={chat.last} notice={statusNotice} color={color} />
-      </Box>
+      </Box>)}
     </Box>
   );
 }

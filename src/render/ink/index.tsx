@@ -24,7 +24,7 @@ export interface InteractiveChatOptions {
 
 // Ink options: Ctrl-C is ours (cancel / clear / exit twice); incremental rendering rewrites only
 // changed lines of the live region; 30 fps matches the 30 ms delta batching.
-const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incrementalRendering: true } as const;
+const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incrementalRendering: false } as const;
 
 /** Interactive chat until /exit, Ctrl-D or Ctrl-C twice (0), or SIGTERM / SIGHUP. */
 export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<number> {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { chatReducer, initialChat, type ChatState } from '../../src/render/ink/chat-state.js';
+import { emptyBatch, type DeltaBatch } from '../../src/render/ink/delta-batch.js';
+import type { TurnOutcome } from '../../src/session/types.js';
+
+const batch = (patch: Partial<DeltaBatch>): DeltaBatch => ({ ...emptyBatch(), ...patch });
+
+function outcome(status: TurnOutcome['status'], text: string, message?: string): TurnOutcome {
+  return {
+    status,
+    result: {
+      text, reasoning: null, tool_calls: [], finish_reason: status === 'complete' ? 'stop' : null, raw_finish_reason: null,
+      usage: { input_tokens: 3, output_tokens: 7 }, model: 'm', api: 'chat', cid: null,
+    },
+    error: message ? Object.assign(new Error(message), { exitCode: 6 as const, name: 'GatechatError' }) as never : undefined,
+    timings: { firstTokenMs: 5, totalMs: 1500 },
+  };
+}
+
+const start = (s: ChatState) => chatReducer(s, { type: 'turn-start', prompt: 'hi', now: 0 });
+
+describe('chat reducer', () => {
+  it('moves finished Markdown blocks to the static items and keeps the rest live', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: 'First.\n\nSec' }), now: 10 });
+    expect(s.items.map((i) => i.kind)).toEqual(['prompt', 'answer']);
+    expect(s.live?.pending).toBe('Sec');
+    expect(s.live?.firstTokenAt).toBe(10);
+    s = chatReducer(s, { type: 'turn-end', outcome: outcome('complete', 'First.\n\nSecond'), now: 20 });
+    expect(s.live).toBeNull();
+    expect(s.items.filter((i) => i.kind === 'answer').map((i) => (i.kind === 'answer' ? i.text : ''))).toEqual(['First.\n\n', 'Sec']);
+    expect(s.last).toMatchObject({ input_tokens: 3, output_tokens: 7, seconds: 1.5 });
+  });
+
+  it('keeps the partial text of a cancelled answer and marks it cancelled', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: 'partial answer' }), now: 1 });
+    s = chatReducer(s, { type: 'turn-end', outcome: outcome('cancelled', 'partial answer'), now: 2 });
+    const tail = s.items.slice(-2);
+    expect(tail[0]).toMatchObject({ kind: 'answer', text: 'partial answer' });
+    expect(tail[1]).toMatchObject({ kind: 'notice', text: '⊘ cancelled' });
+  });
+
+  it('shows a failed turn as one error line', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    s = chatReducer(s, { type: 'turn-end', outcome: outcome('error', '', 'HTTP 500'), now: 2, errorLine: 'HTTP 500: boom' });
+    expect(s.items.at(-1)).toMatchObject({ kind: 'notice', tone: 'error', text: '✗ failed: HTTP 500: boom' });
+  });
+
+  it('moves reasoning out when the answer begins, folded when hidden, and unfolds on toggle', () => {
+    let s = start(initialChat({ showReasoning: false }));
+    s = chatReducer(s, { type: 'batch', batch: batch({ reasoning: 'step 1\nstep 2' }), now: 1 });
+    expect(s.items.map((i) => i.kind)).toEqual(['prompt']);
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: 'Answer' }), now: 2 });
+    expect(s.items.at(-1)).toMatchObject({ kind: 'reasoning-collapsed', lines: 2 });
+    s = chatReducer(s, { type: 'turn-end', outcome: { ...outcome('complete', 'Answer'), result: { ...outcome('complete', 'Answer').result, reasoning: 'step 1\nstep 2' } }, now: 3 });
+    s = chatReducer(s, { type: 'toggle-reasoning' });
+    expect(s.showReasoning).toBe(true);
+    expect(s.items.at(-1)).toMatchObject({ kind: 'reasoning', text: 'step 1\nstep 2' });
+  });
+
+  it('puts tool calls after the text', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: 'calling', toolCalls: [{ id: 't1', name: 'f', arguments: {} }] }), now: 1 });
+    s = chatReducer(s, { type: 'turn-end', outcome: outcome('complete', 'calling'), now: 2 });
+    expect(s.items.slice(-2).map((i) => i.kind)).toEqual(['answer', 'tool']);
+  });
+
+  it('does not copy or re-create items for batches that finish no block', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    const items = s.items;
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: 'no split yet' }), now: 1 });
+    expect(s.items).toBe(items);
+  });
+
+  it('reset starts over with a new epoch, so <Static> prints from scratch', () => {
+    let s = start(initialChat({ showReasoning: true, banner: 'b' }));
+    s = chatReducer(s, { type: 'reset', banner: 'b2' });
+    expect(s.items).toMatchObject([{ kind: 'banner', text: 'b2' }]);
+    expect(s.epoch).toBe(1);
+  });
+});

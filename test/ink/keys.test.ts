@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { decodeKeys } from '../../src/render/ink/keys.js';
+
+const kinds = (raw: string) => decodeKeys(raw).map((k) => (k.kind === 'ctrl' ? `ctrl-${k.key}` : k.kind === 'text' ? `text:${k.text}` : k.kind));
+
+describe('decodeKeys', () => {
+  it.each([
+    ['\r', ['enter']],
+    ['\n', ['newline']],
+    ['\u001B\r', ['newline']],
+    ['\u001B[13;2u', ['newline']],
+    ['\u001B[27;2;13~', ['newline']],
+    ['\u001B[13u', ['enter']],
+    ['\u007F', ['backspace']],
+    ['\b', ['backspace']],
+    ['\u001B[3~', ['delete']],
+    ['\u001B\u007F', ['delete-word-back']],
+    ['\u001B[D', ['left']],
+    ['\u001BOC', ['right']],
+    ['\u001B[1;5D', ['word-left']],
+    ['\u001Bf', ['word-right']],
+    ['\u001B[A', ['up']],
+    ['\u001B[B', ['down']],
+    ['\u001B[H', ['home']],
+    ['\u001B[4~', ['end']],
+    ['\t', ['tab']],
+    ['\u001B', ['escape']],
+    ['\u0003', ['ctrl-c']],
+    ['\u0004', ['ctrl-d']],
+    ['\u001B[99;5u', ['ctrl-c']],
+    ['\u001B[200~', ['paste-start']],
+    ['\u001B[201~', ['paste-end']],
+    ['\u001B[15~', ['ignored']],
+    ['héllo', ['text:héllo']],
+  ])('%j → %j', (raw, expected) => {
+    expect(kinds(raw)).toEqual(expected);
+  });
+
+  it('keeps line breaks of a pasted multi-line chunk in the text', () => {
+    expect(kinds('one\rtwo\r')).toEqual(['text:one\ntwo\n']);
+  });
+
+  it('treats one line followed by CR in a single read as typed text then Enter', () => {
+    expect(kinds('hello\r')).toEqual(['text:hello', 'enter']);
+  });
+
+  it('drops control characters from text', () => {
+    expect(kinds('a\u0007b')).toEqual(['text:ab']);
+  });
+});
