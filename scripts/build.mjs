@@ -1,15 +1,20 @@
 // Bundles src/ into dist/ with esbuild. The piped one-shot path must not load Ink or React
 // (SPEC §10), so the Ink UI is a separate chunk reached only through dynamic import().
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const dist = fileURLToPath(new URL('../dist', import.meta.url));
+// Build beside dist/ and swap it in, so a binary started during a rebuild never finds dist/ half-empty.
+const staging = `${dist}.build-${process.pid}`;
+const retired = `${dist}.old-${process.pid}`;
+rmSync(staging, { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -27,3 +32,11 @@ await build({
   },
   chunkNames: 'chunks/[name]-[hash]',
 });
+
+try {
+  renameSync(dist, retired);
+} catch (error) {
+  if (error.code !== 'ENOENT') throw error;
+}
+renameSync(staging, dist);
+rmSync(retired, { recursive: true, force: true });
