@@ -36,7 +36,7 @@ export interface ConfigFile extends ConfigValues {
 export type ConfigKey = keyof ConfigValues;
 export type TopLevelKey = ConfigKey | 'default-profile';
 
-/** JSON would print "≥" fine, but quoting through JSON.stringify keeps control characters visible. */
+/** Quoted, so an empty value or a stray control character is visible in the error. */
 const shown = (raw: string) => JSON.stringify(raw);
 
 // Decimal only: Number() would also take "", " ", "0x10" and "Infinity".
