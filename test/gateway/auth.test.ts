@@ -14,7 +14,7 @@ describe('auth', () => {
   });
 
   it('Chat Completions: 401 in the OpenAI envelope', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': 'wrong' }]) {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': 'wrong' }] as Record<string, string>[]) {
       const res = await post(gateway(), 'chat', bodyFor('chat', 'echo'), { headers });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({

@@ -1,7 +1,7 @@
 // Chat Completions wire format of the dev gateway, checked chunk by chunk against the shapes in
 // the OpenAI recordings (fixtures/recorded/openai-chat/).
 import { describe, expect, it } from 'vitest';
-import { bodyFor, chatText, LOREM_START, payloads, post, readAll, useGateway } from './support.js';
+import { bodyFor, chatText, LOREM_START, payloads, post, readAll, useGateway, asAny } from './support.js';
 
 const gateway = useGateway();
 
@@ -130,7 +130,7 @@ describe('Chat Completions without streaming', () => {
     };
     const res = await post(gateway(), 'chat', body);
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.json()).toEqual({
+    expect(await res.json().then(asAny)).toEqual({
       id: expect.stringMatching(/^chatcmpl-/),
       object: 'chat.completion',
       created: expect.any(Number),
@@ -141,14 +141,14 @@ describe('Chat Completions without streaming', () => {
   });
 
   it('think: reasoning_content beside the content', async () => {
-    const json = await (await post(gateway(), 'chat', bodyFor('chat', 'think', 'hi'))).json();
+    const json = await (await post(gateway(), 'chat', bodyFor('chat', 'think', 'hi'))).json().then(asAny);
     expect(json.choices[0].message.content).toBe('hi');
     expect(json.choices[0].message.reasoning_content.length).toBeGreaterThan(10);
   });
 
   it('tool: tool_calls with the arguments JSON text', async () => {
     const tools = [{ type: 'function', function: { name: 'lookup' } }];
-    const json = await (await post(gateway(), 'chat', bodyFor('chat', 'tool', 'abc', { tools }))).json();
+    const json = await (await post(gateway(), 'chat', bodyFor('chat', 'tool', 'abc', { tools }))).json().then(asAny);
     expect(json.choices[0]).toEqual({
       index: 0,
       message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'lookup', arguments: expect.any(String) } }] },
@@ -160,13 +160,13 @@ describe('Chat Completions without streaming', () => {
   it('tool without tools in the request is a 400', async () => {
     const res = await post(gateway(), 'chat', bodyFor('chat', 'tool', 'abc'));
     expect(res.status).toBe(400);
-    expect((await res.json()).error.param).toBe('tools');
+    expect((await res.json().then(asAny)).error.param).toBe('tools');
   });
 
   it('max-completion-tokens rejects max_tokens exactly like OpenAI, accepts max_completion_tokens', async () => {
     const rejected = await post(gateway(), 'chat', bodyFor('chat', 'max-completion-tokens', 'a b c', { max_tokens: 10 }));
     expect(rejected.status).toBe(400);
-    expect(await rejected.json()).toEqual({
+    expect(await rejected.json().then(asAny)).toEqual({
       error: {
         message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
         type: 'invalid_request_error',
@@ -174,15 +174,15 @@ describe('Chat Completions without streaming', () => {
         code: 'unsupported_parameter',
       },
     });
-    const ok = await (await post(gateway(), 'chat', bodyFor('chat', 'max-completion-tokens', 'a b c', { max_completion_tokens: 2 }))).json();
+    const ok = await (await post(gateway(), 'chat', bodyFor('chat', 'max-completion-tokens', 'a b c', { max_completion_tokens: 2 }))).json().then(asAny);
     expect(ok.choices[0].message.content).toBe('a b');
     expect(ok.choices[0].finish_reason).toBe('length');
-    const plain = await (await post(gateway(), 'chat', bodyFor('chat', 'max-completion-tokens', 'a b c'))).json();
+    const plain = await (await post(gateway(), 'chat', bodyFor('chat', 'max-completion-tokens', 'a b c'))).json().then(asAny);
     expect(plain.choices[0].message.content).toBe('a b c');
   });
 
   it('lorem-N with max_completion_tokens on any model', async () => {
-    const json = await (await post(gateway(), 'chat', bodyFor('chat', 'lorem-100', 'x', { max_completion_tokens: 3 }))).json();
+    const json = await (await post(gateway(), 'chat', bodyFor('chat', 'lorem-100', 'x', { max_completion_tokens: 3 }))).json().then(asAny);
     expect(json.choices[0].message.content).toBe('Lorem ipsum dolor');
     expect(json.usage.completion_tokens).toBe(3);
   });

@@ -1,6 +1,6 @@
 // Fault models that fail before any answer byte: status, headers and each interface's envelope.
 import { describe, expect, it } from 'vitest';
-import { type Api, bodyFor, post, useGateway } from './support.js';
+import { type Api, bodyFor, post, useGateway, asAny } from './support.js';
 
 const gateway = useGateway();
 const apis: Api[] = ['chat', 'messages'];
@@ -17,7 +17,7 @@ describe.each(apis)('%s: failing models', (api) => {
       const res = await post(gateway(), api, bodyFor(api, `fail-${status}`, 'x', { stream }));
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/json');
-      const json = await res.json();
+      const json = await res.json().then(asAny);
       if (api === 'chat') {
         expect(json).toEqual({ error: { message: expect.stringContaining(`fail-${status}`), type: chatType, param: null, code: expect.any(String) } });
       } else {
@@ -31,7 +31,7 @@ describe.each(apis)('%s: failing models', (api) => {
     const plain = await post(gateway(), api, bodyFor(api, 'fail-429'));
     expect(plain.status).toBe(429);
     expect(plain.headers.get('retry-after')).toBe('1');
-    const json = await plain.json();
+    const json = await plain.json().then(asAny);
     expect(api === 'chat' ? json.error.type : json.error.type).toBe('rate_limit_error');
     const long = await post(gateway(), api, bodyFor(api, 'fail-429-120', 'x', { stream: true }));
     expect(long.status).toBe(429);
@@ -68,8 +68,8 @@ describe.each(apis)('%s: failing models', (api) => {
     for (let i = 0; i < 4; i++) {
       const res = await post(gateway(), api, bodyFor(api, 'flaky-2', 'made it'));
       statuses.push(res.status);
-      if (res.status === 200) expect(JSON.stringify(await res.json())).toContain('made it');
-      else expect(JSON.stringify(await res.json())).toContain('flaky-2');
+      if (res.status === 200) expect(JSON.stringify(await res.json().then(asAny))).toContain('made it');
+      else expect(JSON.stringify(await res.json().then(asAny))).toContain('flaky-2');
     }
     expect(statuses).toEqual([503, 503, 200, 200]);
     // another name has its own counter
@@ -81,7 +81,7 @@ describe.each(apis)('%s: failing models', (api) => {
   it('unknown model: 404 like a real gateway', async () => {
     const res = await post(gateway(), api, bodyFor(api, 'no-such-model'));
     expect(res.status).toBe(404);
-    const json = await res.json();
+    const json = await res.json().then(asAny);
     if (api === 'chat') expect(json.error).toEqual({ message: expect.stringContaining('no-such-model'), type: 'invalid_request_error', param: null, code: 'model_not_found' });
     else expect(json).toEqual({ type: 'error', error: { type: 'not_found_error', message: 'model: no-such-model' } });
   });

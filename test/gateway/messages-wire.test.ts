@@ -1,7 +1,7 @@
 // Messages wire format of the dev gateway, checked event by event against the shapes in the
 // Anthropic recordings (fixtures/recorded/anthropic-messages/).
 import { describe, expect, it } from 'vitest';
-import { bodyFor, messagesText, parseSse, payloads, post, readAll, useGateway } from './support.js';
+import { bodyFor, messagesText, parseSse, payloads, post, readAll, useGateway, asAny } from './support.js';
 
 const gateway = useGateway();
 
@@ -125,7 +125,7 @@ describe('Messages without streaming', () => {
   it('echo: the message object', async () => {
     const res = await post(gateway(), 'messages', bodyFor('messages', 'echo', 'just this'));
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.json()).toEqual({
+    expect(await res.json().then(asAny)).toEqual({
       id: expect.stringMatching(/^msg_/),
       type: 'message',
       role: 'assistant',
@@ -138,18 +138,18 @@ describe('Messages without streaming', () => {
   });
 
   it('think and tool blocks', async () => {
-    const thought = await (await post(gateway(), 'messages', bodyFor('messages', 'think', 'ok'))).json();
+    const thought = await (await post(gateway(), 'messages', bodyFor('messages', 'think', 'ok'))).json().then(asAny);
     expect(thought.content.map((b: any) => b.type)).toEqual(['thinking', 'text']);
     expect(thought.content[0].signature).toEqual(expect.any(String));
     expect(thought.content[1].text).toBe('ok');
     const tools = [{ name: 'lookup', input_schema: { type: 'object' } }];
-    const called = await (await post(gateway(), 'messages', bodyFor('messages', 'tool', 'ok', { tools }))).json();
+    const called = await (await post(gateway(), 'messages', bodyFor('messages', 'tool', 'ok', { tools }))).json().then(asAny);
     expect(called.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'lookup', input: { input: 'ok' } }]);
     expect(called.stop_reason).toBe('tool_use');
   });
 
   it('lorem-N cut by max_tokens', async () => {
-    const json = await (await post(gateway(), 'messages', bodyFor('messages', 'lorem-9', 'x', { max_tokens: 2 }))).json();
+    const json = await (await post(gateway(), 'messages', bodyFor('messages', 'lorem-9', 'x', { max_tokens: 2 }))).json().then(asAny);
     expect(json.content[0].text).toBe('Lorem ipsum');
     expect(json.stop_reason).toBe('max_tokens');
     expect(json.usage.output_tokens).toBe(2);

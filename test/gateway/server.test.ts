@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { LISTED_MODELS, parseModel } from '../../src/gateway/models.js';
-import { type Api, bodyFor, chatText, messagesText, payloads, post, useGateway } from './support.js';
+import { type Api, bodyFor, chatText, messagesText, payloads, post, useGateway, asAny } from './support.js';
 
 const logLines: string[] = [];
 const gateway = useGateway({ log: (line) => logLines.push(line) });
@@ -12,7 +12,7 @@ describe('routes and validation', () => {
   it('GET /v1/models lists the model families in the OpenAI list shape', async () => {
     const res = await fetch(`${gateway().url}/v1/models`);
     expect(res.status).toBe(200);
-    const json = await res.json();
+    const json = await res.json().then(asAny);
     expect(json.object).toBe('list');
     expect(json.data).toContainEqual({ id: 'echo', object: 'model', created: expect.any(Number), owned_by: 'gatechat-dev' });
     expect(json.data.map((m: any) => m.id)).toEqual(expect.arrayContaining(['lorem-200', 'slow-80', 'think', 'tool', 'fail-429', 'drop-after-5', 'no-done']));
@@ -26,14 +26,14 @@ describe('routes and validation', () => {
     const res = await fetch(`${gateway().url}/v1/embeddings`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect((await res.json()).error.message).toContain('/v1/embeddings');
+    expect((await res.json().then(asAny)).error.message).toContain('/v1/embeddings');
     expect((await fetch(`${gateway().url}/v1/chat/completions`)).status).toBe(405);
   });
 
   it.each<[Api]>([['chat'], ['messages']])('%s: invalid JSON is a 400 in the interface envelope', async (api) => {
     const res = await post(gateway(), api, '{"model": "echo",');
     expect(res.status).toBe(400);
-    const json = await res.json();
+    const json = await res.json().then(asAny);
     if (api === 'chat') expect(json.error).toMatchObject({ type: 'invalid_request_error', param: null });
     else expect(json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
@@ -41,13 +41,13 @@ describe('routes and validation', () => {
   it.each<[Api]>([['chat'], ['messages']])('%s: missing model is a 400', async (api) => {
     const res = await post(gateway(), api, { messages: [{ role: 'user', content: 'x' }], max_tokens: 5 });
     expect(res.status).toBe(400);
-    expect(JSON.stringify(await res.json())).toContain('model');
+    expect(JSON.stringify(await res.json().then(asAny))).toContain('model');
   });
 
   it('Messages requires max_tokens; Chat Completions does not', async () => {
     const res = await post(gateway(), 'messages', { model: 'echo', messages: [{ role: 'user', content: 'x' }] });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    expect(await res.json().then(asAny)).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
     expect((await post(gateway(), 'chat', { model: 'echo', messages: [{ role: 'user', content: 'x' }] })).status).toBe(200);
   });
 
@@ -65,10 +65,10 @@ describe('request log', () => {
     expect(requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', model: 'echo', body: { model: 'echo' } });
     expect(requests[0].headers['x-trace']).toBe('abc');
     expect(requests[1]).toMatchObject({ path: '/v1/messages', model: null, body: '{broken' });
-    const served = await (await fetch(`${gateway().url}/__gatechat/requests`)).json();
+    const served = await (await fetch(`${gateway().url}/__gatechat/requests`)).json().then(asAny);
     expect(served.map((r: any) => r.model)).toEqual(['echo', null]);
     const reset = await fetch(`${gateway().url}/__gatechat/requests`, { method: 'DELETE' });
-    expect(await reset.json()).toEqual({ deleted: 2 });
+    expect(await reset.json().then(asAny)).toEqual({ deleted: 2 });
     expect(gateway().requests).toHaveLength(0);
   });
 

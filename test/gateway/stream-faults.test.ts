@@ -1,7 +1,7 @@
 // Fault models that break an answer after it began: what bytes arrive, and how the response ends.
 import { describe, expect, it } from 'vitest';
 import { startGateway } from '../../src/gateway/server.js';
-import { type Api, bodyFor, chatText, messagesText, parseSse, payloads, post, readAll, useGateway } from './support.js';
+import { type Api, bodyFor, chatText, messagesText, parseSse, payloads, post, readAll, useGateway, asAny } from './support.js';
 
 const gateway = useGateway();
 const apis: Api[] = ['chat', 'messages'];
@@ -134,11 +134,11 @@ describe.each(apis)('%s: faults inside the stream', (api) => {
   it('error-event / error-chunk without streaming', async () => {
     const overloaded = await post(gateway(), api, bodyFor(api, 'error-event'));
     expect(overloaded.status).toBe(api === 'chat' ? 503 : 529);
-    const body = await overloaded.json();
+    const body = await overloaded.json().then(asAny);
     expect(api === 'chat' ? body.error.code : body.error.type).toBe(api === 'chat' ? 'overloaded' : 'overloaded_error');
     const inBody = await post(gateway(), api, bodyFor(api, 'error-chunk'));
     expect(inBody.status).toBe(200);
-    const json = await inBody.json();
+    const json = await inBody.json().then(asAny);
     expect(api === 'chat' ? json.error.code : json.type).toBe(api === 'chat' ? 502 : 'error');
   });
 
@@ -153,7 +153,7 @@ describe.each(apis)('%s: faults inside the stream', (api) => {
 
 it('keepalive-only-N without streaming answers after N seconds', async () => {
   const started = Date.now();
-  const json = await (await post(gateway(), 'chat', bodyFor('chat', 'keepalive-only-1', 'late'))).json();
+  const json = await (await post(gateway(), 'chat', bodyFor('chat', 'keepalive-only-1', 'late'))).json().then(asAny);
   expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   expect(json.choices[0].message.content).toBe('late');
 });

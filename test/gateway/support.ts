@@ -105,3 +105,6 @@ export async function readAll(response: Response): Promise<{ text: string; reads
 }
 
 export const LOREM_START = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor';
+
+/** Response.json() is typed unknown; the tests inspect whatever came back. */
+export const asAny = (value: unknown): any => value;
