@@ -22,14 +22,16 @@ export async function runServe(opts: ServeOptions): Promise<never> {
     apiKey: opts.apiKey,
     log: (line) => log(`${new Date().toISOString()} ${line}`),
   });
-  const base = `${gateway.url}/v1`;
-  log(`gatechat dev gateway listening on ${base} (Chat Completions and Messages)`);
-  log(`try: ${opts.apiKey ? 'GATECHAT_API_KEY=<the --api-key value> ' : ''}gatechat --base-url ${base} -m echo "hi"`);
-  return new Promise<never>(() => {
+  // Handlers first: a supervisor may signal as soon as it reads the "listening" line.
+  const stopped = new Promise<never>((_, reject) => {
     const stop = () => {
-      void gateway.close().then(() => process.exit(0));
+      gateway.close().then(() => process.exit(0), reject);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  const base = `${gateway.url}/v1`;
+  log(`gatechat dev gateway listening on ${base} (Chat Completions and Messages)`);
+  log(`try: ${opts.apiKey ? 'GATECHAT_API_KEY=<the --api-key value> ' : ''}gatechat --base-url ${base} -m echo "hi"`);
+  return stopped;
 }
