@@ -85,9 +85,6 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (typed('save')) flags.save = raw.save;
   if (raw.json && raw.jsonl) throw new UsageError('--json and --jsonl: choose one output format');
   if (raw.continue && raw.cid !== undefined) throw new UsageError('--continue and --cid: choose one conversation');
-  if (raw.cid !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(raw.cid)) {
-    throw new UsageError(`--cid: not a conversation id: ${JSON.stringify(raw.cid)}`);
-  }
 
   return {
     flags,

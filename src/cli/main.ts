@@ -72,7 +72,13 @@ function buildProgram(): Command {
     .option('-p, --profile <name>', 'read it from this profile')
     .option('--show-secrets', 'print the API key unmasked')
     .action(configAction('get'));
-  config.command('unset').description('remove a key').argument('<key>').option('-p, --profile <name>', 'from this profile').action(configAction('unset'));
+  config
+    .command('unset')
+    .description('remove a key')
+    .argument('<key>')
+    .argument('[name]', 'with headers: remove only this header')
+    .option('-p, --profile <name>', 'from this profile')
+    .action(configAction('unset'));
   config
     .command('list')
     .description('every stored key, per profile (keys masked)')
