@@ -238,8 +238,9 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
       if ('refuse' in delay) throw finalError(delay.refuse);
       retriesDone++;
       const reason = result.kind === 'network' ? result.error.message : `HTTP ${status} from the gateway`;
-      log?.(`${reason}: retry ${retriesDone} of ${conn.retries} in ${delay.delayMs} ms`);
-      req.onRetry?.({ attempt: retriesDone, delayMs: delay.delayMs, reason });
+      // The caller shows retries to the user; the verbose log only needs them when nobody does.
+      if (req.onRetry) req.onRetry({ attempt: retriesDone, delayMs: delay.delayMs, reason });
+      else log?.(`${reason}: retry ${retriesDone} of ${conn.retries} in ${delay.delayMs} ms`);
       try {
         await sleep(delay.delayMs, undefined, { signal });
       } catch {
