@@ -42,6 +42,7 @@ describe('decodeKeys', () => {
 
   it('treats one line followed by CR in a single read as typed text then Enter', () => {
     expect(kinds('hello\r')).toEqual(['text:hello', 'enter']);
+    expect(kinds('typed early\n')).toEqual(['text:typed early', 'enter']);
   });
 
   it('drops control characters from text', () => {

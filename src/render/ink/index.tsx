@@ -29,8 +29,12 @@ const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incre
 /** Interactive chat until /exit, Ctrl-D or Ctrl-C twice (0), or SIGTERM / SIGHUP. */
 export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
+  const stdin = opts.stdin ?? process.stdin;
   const history = openInputHistory(opts.inputHistoryFile);
   let code: number = ExitCode.ok;
+  // Raw mode before the first frame: keys typed as soon as the prompt shows must not go through the
+  // tty's line discipline (which turns Enter into LF and holds input until a newline).
+  if (stdin.isTTY) stdin.setRawMode(true);
   const instance = render(
     <ChatApp
       conversation={opts.conversation}
@@ -43,7 +47,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
         code = c;
       }}
     />,
-    { ...INK_OPTIONS, stdout, stdin: opts.stdin ?? process.stdin },
+    { ...INK_OPTIONS, stdout, stdin },
   );
   // A terminal left in bracketed-paste mode garbles the shell's next paste.
   const restoreTerminal = () => stdout.write('\u001B[?2004l');

@@ -138,14 +138,15 @@ function printable(text: string): string {
 /**
  * One raw input piece → key events. A multi-character piece without escape sequences is typed-ahead
  * or pasted text (terminals without bracketed paste): its line breaks stay in the message, except a
- * single trailing CR on one line of text, which is "type then Enter" arriving in one read.
+ * single trailing CR (or LF) on one line of text, which is "type then Enter" arriving in one read.
  */
 export function decodeKeys(raw: string): KeyEvent[] {
   if (raw.length === 0) return [];
   if (raw.startsWith(ESC)) return [decodeEscape(raw)];
   if (raw.length === 1 && (raw < ' ' || raw === '\u007F')) return [decodeControl(raw)];
   const lineBreaks = raw.match(/[\r\n]/g)?.length ?? 0;
-  if (lineBreaks === 1 && raw.endsWith('\r')) {
+  // LF too: keys typed before raw mode was on went through the tty's CR→LF translation.
+  if (lineBreaks === 1 && (raw.endsWith('\r') || raw.endsWith('\n'))) {
     const text = printable(raw.slice(0, -1));
     return text ? [{ kind: 'text', text }, key('enter')] : [key('enter')];
   }
