@@ -4,7 +4,11 @@ import { addChatOptions, addConnectionOptions, createRootCommand, type RawChatOp
 import { validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
 import type { Io } from './context.js';
-import { runOneShot } from './one-shot.js';
+import type { ChatModeOptions as Options } from './flags.js';
+
+// Everything that sends a request (undici, protocol, session) is imported when a command runs, so
+// `--version`, `--help` and usage errors load only commander.
+const runOneShot = async (options: Options, prompt: string[], io: Io) => (await import('./one-shot.js')).runOneShot(options, prompt, io);
 
 const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 

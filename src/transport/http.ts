@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { STATUS_CODES } from 'node:http';
-import { Agent, request } from 'undici';
+import { Agent, request } from './undici-core.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
 import { isLoopbackHost } from './base-url.js';
