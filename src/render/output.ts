@@ -19,3 +19,32 @@ export async function writeWithBackpressure(stream: Writable, chunk: string): Pr
     stream.once('error', onError);
   });
 }
+
+/**
+ * Coalesces the deltas decoded from one network read into one write. A gateway packs many tokens
+ * into a read; a write (a syscall on a pipe) per token was most of the CPU of a long answer. The
+ * flush runs on setImmediate, i.e. as soon as the current read is decoded, so output still appears
+ * as it arrives. Callers await `write` for backpressure.
+ */
+export class CoalescingWriter {
+  private pending = '';
+  private scheduled: Promise<void> | null = null;
+
+  constructor(private readonly stream: Writable) {}
+
+  write(text: string): Promise<void> | void {
+    this.pending += text;
+    if (this.pending.length >= 64 * 1024) return this.flush();
+    this.scheduled ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => this.flush().then(resolve, reject));
+    });
+  }
+
+  async flush(): Promise<void> {
+    this.scheduled = null;
+    if (!this.pending) return;
+    const chunk = this.pending;
+    this.pending = '';
+    await writeWithBackpressure(this.stream, chunk);
+  }
+}

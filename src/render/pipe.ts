@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import type { ChatEvent, ToolCall } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
-import { writeWithBackpressure } from './output.js';
+import { CoalescingWriter, writeWithBackpressure } from './output.js';
 
 export interface PipeRendererOptions {
   stdout: Writable;
@@ -15,12 +15,14 @@ export interface PipeRendererOptions {
  * then one JSON line per tool call. Reasoning goes to stderr so stdout stays the answer only.
  */
 export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRendererOptions): OneShotRenderer {
+  const out = new CoalescingWriter(stdout);
   const toolCalls: ToolCall[] = [];
   let lastText = '';
   let reasoningOpen = false;
 
-  const closeReasoning = () => {
+  const closeReasoning = async () => {
     if (reasoningOpen) {
+      await out.flush();
       stderr.write('\n');
       reasoningOpen = false;
     }
@@ -31,12 +33,14 @@ export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRender
       switch (event.type) {
         case 'text':
           if (!event.delta) return;
-          closeReasoning();
+          await closeReasoning();
           lastText = event.delta;
-          await writeWithBackpressure(stdout, event.delta);
+          await out.write(event.delta);
           return;
         case 'reasoning':
           if (!showReasoning || !event.delta) return;
+          // Keep the two streams in order on a shared terminal: answer text so far goes out first.
+          await out.flush();
           reasoningOpen = true;
           stderr.write(event.delta);
           return;
@@ -56,7 +60,8 @@ export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRender
       }
     },
     async end(_outcome: TurnOutcome) {
-      closeReasoning();
+      await closeReasoning();
+      await out.flush();
       if (lastText && !lastText.endsWith('\n')) await writeWithBackpressure(stdout, '\n');
       for (const call of toolCalls) {
         await writeWithBackpressure(stdout, `${JSON.stringify({ type: 'tool_call', ...call })}\n`);
