@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { LISTED_MODELS, parseModel } from '../../src/gateway/models.js';
-import { type Api, bodyFor, chatText, messagesText, payloads, post, useGateway, asAny } from './support.js';
+import { type Api, bodyFor, chatText, messagesText, payloads, post, readAll, useGateway, asAny } from './support.js';
 
 const logLines: string[] = [];
 const gateway = useGateway({ log: (line) => logLines.push(line) });
@@ -112,6 +112,16 @@ describe('gzip (model name ending +gzip, client accepting gzip)', () => {
     expect(JSON.parse(gunzipSync(Buffer.concat(chunks)).toString('utf8')).content[0].text).toBe('squeeze me');
     const viaFetch = await post(gateway(), 'messages', { ...body, stream: true });
     expect(messagesText(payloads(await viaFetch.text()))).toBe('squeeze me');
+  });
+
+  it('fast answers and faults work compressed too', async () => {
+    const { chunks } = await rawPost(`${gateway().url}/v1/messages`, bodyFor('messages', 'lorem-3000+gzip', 'x', { stream: true, max_tokens: 5000 }), { 'accept-encoding': 'gzip' });
+    expect(messagesText(payloads(gunzipSync(Buffer.concat(chunks)).toString('utf8'))).split(' ')).toHaveLength(3000);
+    const dropped = await post(gateway(), 'chat', bodyFor('chat', 'drop-after-3+gzip', 'x', { stream: true }));
+    expect(dropped.headers.get('content-encoding')).toBe('gzip');
+    const { text, error } = await readAll(dropped);
+    expect(error).not.toBeNull();
+    expect(chatText(payloads(text))).toBe('Lorem ipsum dolor');
   });
 
   it('no gzip without Accept-Encoding, nor for names without +gzip', async () => {
