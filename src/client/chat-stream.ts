@@ -152,9 +152,13 @@ async function* decodeJson(response: HttpResponse, protocol: Protocol): AsyncGen
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
+  } catch (error) {
+    // A body that starts as JSON but stops early is a cut-off answer, not a gateway's prose.
+    if (/^\s*[{[]/.test(text) && /end of (JSON )?input|Unterminated|Expected/i.test((error as Error).message)) {
+      throw new GatechatError(`the gateway's JSON answer was cut off after ${Buffer.byteLength(text)} bytes`, ExitCode.server);
+    }
     const summary = describeErrorBody(text, response.headers['content-type']).message;
-    throw new GatechatError(`the gateway answered with invalid JSON${summary ? `: ${summary}` : ''}`, ExitCode.server);
+    throw new GatechatError(`the gateway answered with invalid JSON${summary ? `: ${summary.slice(0, 120)}` : ''}`, ExitCode.server);
   }
   let sawError = false;
   for (const event of protocol.parseResponse(parsed)) {

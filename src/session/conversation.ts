@@ -187,8 +187,10 @@ function classifyEnding(
     case 'finish_then_eof':
       return { status: 'complete' };
     case 'error': {
-      const message = streamError?.type === 'error' ? streamError.message : 'the gateway reported an error inside the stream';
-      return { status: 'error', error: new ServerStreamError(message, streamError?.type === 'error' ? streamError.status : null) };
+      const detail = streamError?.type === 'error' ? streamError : null;
+      const code = detail?.code !== null && detail?.code !== undefined ? ` (${detail.code})` : '';
+      const message = `the gateway reported an error inside the stream${code}: ${detail?.message ?? 'no message'}`;
+      return { status: 'error', error: new ServerStreamError(message, detail?.status ?? null) };
     }
     case 'truncated':
       return { status: 'interrupted', error: new StreamInterruptedError() };
