@@ -19,12 +19,12 @@ export class TmuxSession {
       ...entries.filter(([, v]) => v === undefined).map(([k]) => `-u ${k}`),
       ...entries.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${shellQuote(v!)}`),
     ].join(' ');
-    // No user config (-f /dev/null); remain-on-exit, set in the same command queue as the start,
-    // keeps the pane after the program ends so a test can see that it ended and how.
+    // No user config (-f /dev/null). The shell prints the exit status and keeps the pane open, so a
+    // test reads how the program ended from the screen (tmux's own dead-pane status varies by version).
+    const script = `env ${env} ${command}; echo "${EXIT_MARK}$?]"; exec sleep 3600`;
     execFileSync('tmux', [
       '-L', session.socket, '-f', '/dev/null',
-      'new-session', '-d', '-x', String(options.width ?? 100), '-y', String(options.height ?? 30), `env ${env} ${command}`,
-      ';', 'set-option', '-g', 'remain-on-exit', 'on',
+      'new-session', '-d', '-x', String(options.width ?? 100), '-y', String(options.height ?? 30), script,
     ], { stdio: 'ignore' });
     return session;
   }
@@ -53,24 +53,25 @@ export class TmuxSession {
     return this.tmux('capture-pane', '-p', '-J');
   }
 
-  paneDead(): boolean {
-    try {
-      return this.tmux('display-message', '-p', '#{pane_dead}').trim() === '1';
-    } catch {
-      return true;
-    }
-  }
-
   panePid(): number {
     return Number(this.tmux('display-message', '-p', '#{pane_pid}').trim());
   }
 
+  /** The program's exit status once it has ended, else null. */
   exitStatus(): number | null {
-    const status = this.tmux('display-message', '-p', '#{pane_dead_status}').trim();
-    if (status !== '') return Number(status);
-    // Some tmux versions leave the format empty but print the status on the dead pane.
-    const shown = /Pane is dead \(status (\d+)/.exec(this.screen());
+    const shown = new RegExp(`${EXIT_MARK.replace(/[[\]]/g, '\\$&')}(\\d+)\\]`).exec(this.screen());
     return shown ? Number(shown[1]) : null;
+  }
+
+  /** Waits until the program has ended; returns its exit status. */
+  async waitForExit(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const status = this.exitStatus();
+      if (status !== null) return status;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`timed out waiting for the program to exit; screen:\n${this.screen()}`);
   }
 
   resize(width: number, height: number): void {
@@ -101,6 +102,8 @@ export class TmuxSession {
     }
   }
 }
+
+const EXIT_MARK = '[gatechat-test exited ';
 
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
