@@ -16,9 +16,11 @@ export function InputBox({ value, cursor, busy, color }: Props) {
   const after = value.slice(cursor + 1);
   return (
     <Box borderStyle="round" borderColor={color ? (busy ? 'gray' : 'cyan') : undefined} paddingX={1}>
-      <Text color={color ? 'cyan' : undefined} bold>
-        {'› '}
-      </Text>
+      <Box width={2} flexShrink={0}>
+        <Text color={color ? 'cyan' : undefined} bold>
+          ›
+        </Text>
+      </Box>
       <Box flexGrow={1}>
         {value === '' ? (
           <Text>

@@ -13,8 +13,13 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
     case 'prompt':
       return (
         <Box marginTop={1}>
-          <Text bold color={color ? 'cyan' : undefined}>{'› '}</Text>
-          <Text bold>{item.text}</Text>
+          {/* A fixed marker column: the prompt wraps beside it, never under it. */}
+          <Box width={2} flexShrink={0}>
+            <Text bold color={color ? 'cyan' : undefined}>›</Text>
+          </Box>
+          <Box width={Math.max(10, width - 3)}>
+            <Text bold>{item.text}</Text>
+          </Box>
         </Box>
       );
     case 'answer':
