@@ -88,7 +88,11 @@ export class ConversationStore {
 
   /** Writes the header line at once (exclusive create), so the id is taken and listed from then on. */
   create(meta: { model: string; api: Api; system?: string }): string {
-    ensurePrivateDir(this.root);
+    try {
+      ensurePrivateDir(this.root);
+    } catch (error) {
+      throw unwritable(this.root, error);
+    }
     for (let attempt = 0; ; attempt++) {
       const cid = newCid();
       const record: MetaRecord = { type: 'meta', v: 1, cid, created: new Date().toISOString(), ...meta };
@@ -98,7 +102,7 @@ export class ConversationStore {
       } catch (error) {
         // Two ids in the same second with the same 16 random bits: draw again.
         if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 20) continue;
-        throw error;
+        throw unwritable(this.root, error);
       }
       try {
         writeSync(fd, `${JSON.stringify(record)}\n`);
@@ -187,7 +191,7 @@ export class ConversationStore {
       names = readdirSync(this.root);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
+      throw unreadable(this.root, error);
     }
     return names
       .filter((name) => name.endsWith('.jsonl'))
@@ -269,6 +273,30 @@ export function toContextMessages(turns: ReadonlyArray<StoredTurn>): ChatMessage
     if (turn.assistant && turn.assistant.content !== '') push({ role: 'assistant', content: turn.assistant.content });
   }
   return messages;
+}
+
+/**
+ * A data dir that cannot hold conversations (a regular file in its path, no permission, read-only
+ * file system) is a configuration problem, not a bug: one line with the path and the way out,
+ * exit 2. create() runs before the request, so nothing has been sent when this is thrown.
+ */
+function unwritable(dir: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (!isStorageCode(code)) return error as Error;
+  return new UsageError(
+    `cannot save the conversation: ${dir} is not a writable directory (${code})`,
+    'fix it, set GATECHAT_DATA_DIR, or use --no-save',
+  );
+}
+
+function unreadable(dir: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (!isStorageCode(code)) return error as Error;
+  return new UsageError(`cannot read saved conversations: ${dir} is not a readable directory (${code})`, 'fix it or set GATECHAT_DATA_DIR');
+}
+
+function isStorageCode(code: string | undefined): code is string {
+  return code !== undefined && ['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ELOOP', 'ENAMETOOLONG', 'EISDIR'].includes(code);
 }
 
 /** `20261122-153012-a1b2`: UTC date and time (sorts by creation, whatever the time zone), 4 hex digits. */
