@@ -35,7 +35,8 @@ describe('OneShotApp', () => {
     }
     const app = render(<OneShotApp run={run} color={false} showReasoning quiet={false} keys onDone={(o) => (done = o)} />);
     await until(() => done !== null, 'the outcome');
-    const out = app.lastFrame() ?? '';
+    // Finished blocks move to <Static>, which is written once: look at every frame, not only the last.
+    const out = app.frames.join('\n');
     expect(out).toContain('Title');
     expect(out).toContain('Body text.');
     expect(out).toContain('tool call lookup');
