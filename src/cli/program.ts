@@ -18,8 +18,7 @@ export function addConnectionOptions(command: Command): Command {
 
 /** Options shared by the one-shot root command, `chat` and `demo` (SPEC §2). */
 export function addChatOptions(command: Command): Command {
-  addConnectionOptions(command);
-  return command
+  command
     .option('-m, --model <id>', 'model identifier, passed through unchanged (config: model)')
     .option('-t, --temperature <n>', 'sampling temperature, a number ≥ 0 (default: not sent; model ranges differ)')
     .option('--max-tokens <n>', 'maximum output tokens, a positive integer (default: not sent on Chat Completions, 4096 on Messages)')
@@ -36,6 +35,7 @@ export function addChatOptions(command: Command): Command {
     .option('--jsonl', 'print one JSON event per line while streaming')
     .option('--no-reasoning', 'hide reasoning/thinking text (default: shown on stderr)')
     .option('-q, --quiet', 'no spinner or footer on a terminal');
+  return addConnectionOptions(command);
 }
 
 /** Raw commander values; validated by flags.ts, never trusted as parsed. */
@@ -67,13 +67,7 @@ export interface RawChatOptions {
 
 export function createRootCommand(): Command {
   const program = new Command('gatechat')
-    .description(
-      'Chat with a model gateway over Chat Completions or Messages.\n\n' +
-        '  gatechat "question"                one-shot: stream the answer, then exit\n' +
-        '  cat notes.md | gatechat "summarize"  stdin first, a blank line, then the prompt\n' +
-        '  gatechat                           interactive chat when stdin and stdout are terminals\n' +
-        '  gatechat demo "hello"              try it against the embedded dev gateway, no account needed',
-    )
+    .description('Chat with a model gateway over Chat Completions or Messages: interactive, piped or from scripts.')
     .version(VERSION, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .argument('[prompt...]', 'the prompt (joined with spaces)')
@@ -82,7 +76,13 @@ export function createRootCommand(): Command {
   addChatOptions(program);
   program.addHelpText(
     'after',
-    '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
+    '\nExamples:\n' +
+      '  gatechat "question"                   one-shot: stream the answer, then exit\n' +
+      '  cat notes.md | gatechat "summarize"   stdin first, a blank line, then the prompt\n' +
+      '  gatechat --json "hi" | jq -r .text    one JSON object for scripts (--jsonl: one event per line)\n' +
+      '  gatechat                              interactive chat when stdin and stdout are terminals\n' +
+      '  gatechat demo "hello"                 try it against the embedded dev gateway, no account needed\n' +
+      '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
       '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 130 interrupted · 143 terminated\n' +
       'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +
       'Environment: GATECHAT_BASE_URL, GATECHAT_API_KEY, GATECHAT_MODEL, GATECHAT_PROFILE, GATECHAT_CONFIG_DIR, GATECHAT_DATA_DIR, NO_COLOR',
