@@ -3,6 +3,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { addChatOptions, addConnectionOptions, createRootCommand, type RawChatOptions } from './program.js';
 import { validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
+import { KEY_NAMES } from '../config/keys.js';
 import type { Io } from './context.js';
 import type { ChatModeOptions as Options } from './flags.js';
 
@@ -50,7 +51,15 @@ function buildProgram(): Command {
     }),
   );
 
-  const config = program.command('config').description('manage stored settings (see: gatechat config list)');
+  const config = program
+    .command('config')
+    .description('manage stored settings (see: gatechat config list)')
+    .addHelpText(
+      'after',
+      `\nKeys: ${KEY_NAMES.join(', ')}\n` +
+        'Profiles hold the same keys: gatechat config set --profile work base-url https://work-gateway/v1\n' +
+        `File: $GATECHAT_CONFIG_DIR/config.json, else the platform config dir (see: gatechat config path)`,
+    );
   const configAction =
     (action: 'set' | 'get' | 'unset' | 'list' | 'path') =>
     (...args: unknown[]) => {
