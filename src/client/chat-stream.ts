@@ -6,6 +6,7 @@ import { describeErrorBody } from '../protocol/error-body.js';
 import { otherMaxTokensField } from '../protocol/max-tokens-field.js';
 import { HttpError } from '../transport/errors.js';
 import { sendRequest, type Connection, type HttpResponse, type RetryInfo } from '../transport/http.js';
+import { redactSecrets, secretsOf } from '../transport/headers.js';
 
 export type MaxTokensField = RequestOptions['maxTokensField'];
 
@@ -57,13 +58,17 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     response = sent.response;
     const outcome = { maxTokensField: sent.field, requestId: response.requestId };
     const kind = bodyKind(response.headers['content-type'] ?? '', opts.request.stream);
+    // A gateway may echo the request's credentials inside an error it sends with a 200; such
+    // messages reach the terminal, --json and saved conversations, so they are redacted here.
+    const secrets = secretsOf(opts.conn);
+    const log = opts.log && ((line: string) => opts.log!(redactSecrets(line, secrets)));
     switch (kind) {
       case 'sse': {
-        const termination = yield* decodeStream(response, protocol.createDecoder(), opts.log);
+        const termination = yield* redactErrors(decodeStream(response, protocol.createDecoder(), log), secrets);
         return { ...outcome, termination };
       }
       case 'json': {
-        const termination = yield* decodeJson(response, protocol);
+        const termination = yield* redactErrors(decodeJson(response, protocol, secrets), secrets);
         return { ...outcome, termination };
       }
       case 'html':
@@ -147,7 +152,19 @@ async function* decodeStream(
   return finished.termination;
 }
 
-async function* decodeJson(response: HttpResponse, protocol: Protocol): AsyncGenerator<ChatEvent, Termination, void> {
+async function* redactErrors(
+  events: AsyncGenerator<ChatEvent, Termination, void>,
+  secrets: string[],
+): AsyncGenerator<ChatEvent, Termination, void> {
+  while (true) {
+    const step = await events.next();
+    if (step.done) return step.value;
+    const event = step.value;
+    yield event.type === 'error' ? { ...event, message: redactSecrets(event.message, secrets) } : event;
+  }
+}
+
+async function* decodeJson(response: HttpResponse, protocol: Protocol, secrets: string[]): AsyncGenerator<ChatEvent, Termination, void> {
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -157,7 +174,7 @@ async function* decodeJson(response: HttpResponse, protocol: Protocol): AsyncGen
     if (/^\s*[{[]/.test(text) && /end of (JSON )?input|Unterminated|Expected/i.test((error as Error).message)) {
       throw new GatechatError(`the gateway's JSON answer was cut off after ${Buffer.byteLength(text)} bytes`, ExitCode.server);
     }
-    const summary = describeErrorBody(text, response.headers['content-type']).message;
+    const summary = redactSecrets(describeErrorBody(text, response.headers['content-type']).message, secrets);
     throw new GatechatError(`the gateway answered with invalid JSON${summary ? `: ${summary.slice(0, 120)}` : ''}`, ExitCode.server);
   }
   let sawError = false;

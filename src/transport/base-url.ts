@@ -28,5 +28,7 @@ export function normalizeBaseUrl(raw: string, optionName = '--base-url'): string
 /** Loopback hosts may receive a key over plain http without a warning. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  // The URL parser has already turned IPv4 literals into dotted quads, so a name like
+  // 127.0.0.1.example.com (which can resolve anywhere) does not match.
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

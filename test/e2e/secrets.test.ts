@@ -241,18 +241,14 @@ for (const source of ['env', 'config'] as const) {
       }
     });
 
-    // KNOWN LEAK (reported, not ours to fix): an error that arrives *inside* a 200 answer — an
-    // `event: error` in a stream, or a 200 JSON body that is an error object — reaches stderr,
-    // --json/--jsonl and the saved conversation unredacted. HTTP-status errors are redacted in
-    // src/transport/errors.ts; the in-band ones come from the decoders through src/client/chat-stream.ts,
-    // which must pass every `error` event's message (and decoder warnings) through
-    // redactSecrets(…, secretsOf(conn)). `it.fails` keeps the suite green while the leak exists and
-    // turns red once it is fixed: then change these two to `it`.
+    // An error that arrives *inside* a 200 answer — an `event: error` in a stream, or a 200 JSON body
+    // that is an error object — is redacted in src/client/chat-stream.ts before it reaches stderr,
+    // --json/--jsonl or the saved conversation (HTTP-status errors are redacted in transport/errors.ts).
     for (const inBand of [
       { model: 'echo-stream-error', args: [] as string[], label: 'an error event inside a 200 stream' },
       { model: 'echo-200-error', args: ['--no-stream'], label: 'a 200 JSON body that is an error' },
     ]) {
-      it.fails(`a gateway that echoes the key back in ${inBand.label} never gets it shown or saved`, async () => {
+      it(`a gateway that echoes the key back in ${inBand.label} never gets it shown or saved`, async () => {
         const env = await giveKey(source);
         const echoing = await loopback(echoTheKey);
         try {
@@ -301,7 +297,6 @@ describe('-H carrying the key', () => {
 
     const echoing = await loopback(echoTheKey);
     try {
-      // (the in-band variants leak today: see the it.fails cases above)
       for (const model of ['echo-401', 'echo-500', 'echo-html']) {
         const result = await runCli(['--base-url', echoing.url, '-m', model, '--retries', '0', '-H', `Authorization: Bearer ${KEY}`, '--verbose', 'hi'], {
           env: user.env(),

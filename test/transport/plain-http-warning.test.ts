@@ -28,11 +28,8 @@ describe('plainHttpWarning', () => {
     }
   });
 
-  // KNOWN GAP (reported, not ours to fix): isLoopbackHost() in src/transport/base-url.ts tests
-  // /^127\./, so a DNS name that merely starts with "127." counts as loopback and gets no warning,
-  // although it can resolve anywhere. The URL parser already turns IPv4 literals into dotted quads,
-  // so /^127(\.\d{1,3}){3}$/ is the fix. Flip to `it` once it is in.
-  it.fails('warns for a DNS name that only looks like 127.x (127.0.0.1.example.com)', () => {
+  // Only a dotted-quad 127.x.y.z is loopback: a DNS name that merely starts with "127." can resolve anywhere.
+  it('warns for a DNS name that only looks like 127.x (127.0.0.1.example.com)', () => {
     expect(plainHttpWarning(conn('http://127.0.0.1.example.com/v1'))).toMatch(/plain http/);
   });
 
