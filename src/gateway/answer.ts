@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MAX_SLOW_WORDS, type Behaviour } from './models.js';
 import {
+  bigTokens,
   firstToolName,
   inputWords,
   lastUserText,
@@ -36,6 +37,8 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
   switch (behaviour.kind) {
     case 'lorem':
       return { reasoning: noTokens, text: loremTokens(behaviour.words) };
+    case 'big':
+      return { reasoning: noTokens, text: bigTokens(behaviour.mib) };
     case 'slow':
       // slow-N is sized by max_tokens itself (a timing fixture), so it never ends with `length`.
       return { reasoning: noTokens, text: loremTokens(Math.min(limit ?? SLOW_DEFAULT_WORDS, MAX_SLOW_WORDS)) };
@@ -79,7 +82,9 @@ export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string,
   }
   let { reasoning, text } = content(behaviour, body, limit);
   let finish: Finish = 'stop';
-  if (behaviour.kind !== 'slow' && limit !== null && reasoning.count + text.count > limit) {
+  // slow-N sizes itself by max_tokens; big-M is sized by its name alone, since the Messages
+  // interface always carries a max_tokens (gatechat's default 4096 would cut big-M at 64 MiB).
+  if (behaviour.kind !== 'slow' && behaviour.kind !== 'big' && limit !== null && reasoning.count + text.count > limit) {
     // Reasoning counts against the limit first, as it does for real reasoning models.
     finish = 'length';
     reasoning = takeTokens(reasoning, limit);

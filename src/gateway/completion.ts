@@ -2,9 +2,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAnswer, randomId, WORDS_BEFORE_ERROR } from './answer.js';
-import { sendReply, writePartialBody, writeStream } from './engine.js';
+import { sendReply, writeBody, writePartialBody, writeStream } from './engine.js';
 import { errorReply, failureFor, type FlakyCounters } from './faults.js';
 import { parseModel, type ModelSpec } from './models.js';
+import { jsonWithText, tokensOf } from './text.js';
 import type { Answer, Api, ResponseContext, StreamShape } from './types.js';
 import { chatBody, chatErrorChunkBody, chatStream, CHAT_STREAM_ERROR_MESSAGE } from './wire-chat.js';
 import { messagesBody, messagesError, messagesStream, MESSAGES_ERROR_CHUNK_MESSAGE } from './wire-messages.js';
@@ -98,8 +99,8 @@ function stream(r: CompletionRequest, spec: ModelSpec, answer: Answer, ctx: Resp
   return writeStream(r.res, frames, {
     gzip,
     delayMs: b.kind === 'slow' ? b.delayMs : 0,
-    // lorem-N is the throughput model: only the client's reading speed may pace it.
-    yieldBetweenTokens: b.kind !== 'lorem',
+    // lorem-N and big-M are the throughput models: only the client's reading speed may pace them.
+    yieldBetweenTokens: b.kind !== 'lorem' && b.kind !== 'big',
     keepaliveSeconds: b.kind === 'keepalive' ? b.seconds : 0,
     cut: b.kind === 'cut' ? { after: b.after, mode: b.mode } : null,
     headers: r.headers,
@@ -118,10 +119,10 @@ async function answerOnce(r: CompletionRequest, spec: ModelSpec, answer: Answer,
   } catch {
     return; // client gone or gateway closing
   }
-  const full = JSON.stringify(api === 'chat' ? chatBody(answer, ctx) : messagesBody(answer, ctx));
+  const full = () => JSON.stringify(api === 'chat' ? chatBody(answer, ctx) : messagesBody(answer, ctx));
   switch (b.kind) {
     case 'cut':
-      return writePartialBody(res, full, { gzip, mode: b.mode, headers: r.headers });
+      return writePartialBody(res, full(), { gzip, mode: b.mode, headers: r.headers });
     case 'error-event':
       // Without a stream to break, the same overload arrives as an HTTP error.
       return sendReply(
@@ -136,7 +137,15 @@ async function answerOnce(r: CompletionRequest, spec: ModelSpec, answer: Answer,
       const body = api === 'chat' ? chatErrorChunkBody(ctx) : messagesError('api_error', MESSAGES_ERROR_CHUNK_MESSAGE);
       return sendReply(res, { status: 200, headers: json, body: JSON.stringify(body) }, gzip);
     }
+    case 'big': {
+      // Up to 1 GiB of text is more than one string can hold: the body goes out in pieces, the
+      // text a delta at a time, with backpressure (chunked, no content-length).
+      const marker = randomId('text-');
+      const shell = { ...answer, text: tokensOf([marker]) };
+      const value = api === 'chat' ? chatBody(shell, ctx) : messagesBody(shell, ctx);
+      return writeBody(res, jsonWithText(value, marker, answer.text), { gzip, headers: json });
+    }
     default:
-      return sendReply(res, { status: 200, headers: json, body: full }, gzip);
+      return sendReply(res, { status: 200, headers: json, body: full() }, gzip);
   }
 }

@@ -181,6 +181,20 @@ export async function writePartialBody(res: ServerResponse, body: string, option
   }
 }
 
+/** A 200 body written piece by piece with backpressure (chunked): for answers too big for one string. */
+export async function writeBody(res: ServerResponse, parts: Iterable<string>, options: { gzip: boolean; headers: Record<string, string> }): Promise<void> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.gzip) headers['content-encoding'] = 'gzip';
+  res.writeHead(200, headers);
+  const sink = openSink(res, options.gzip);
+  try {
+    for (const part of parts) await sink.write(part);
+    await sink.end();
+  } catch (error) {
+    if (!(error instanceof Aborted)) throw error;
+  }
+}
+
 /** A complete response in one write (JSON answers, error envelopes, the HTML page). */
 export function sendReply(res: ServerResponse, reply: { status: number; headers: Record<string, string>; body: string }, gzip = false): void {
   if (res.destroyed || res.headersSent) return;

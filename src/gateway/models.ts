@@ -9,6 +9,7 @@ export type CutMode = 'drop' | 'stall' | 'eof';
 export type Behaviour =
   | { kind: 'echo' }
   | { kind: 'lorem'; words: number }
+  | { kind: 'big'; mib: number }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'think' }
   | { kind: 'tool' }
@@ -31,6 +32,7 @@ export interface ModelSpec {
 }
 
 export const MAX_LOREM_WORDS = 1_000_000;
+export const MAX_BIG_MIB = 1024;
 export const MAX_SLOW_WORDS = 10_000;
 export const MAX_KEEPALIVE_SECONDS = 3600;
 
@@ -64,6 +66,10 @@ function parseBase(name: string): Behaviour | null {
   if ((m = name.match(/^lorem-(\d+)$/))) {
     const words = int(m[1], MAX_LOREM_WORDS);
     return words === null ? null : { kind: 'lorem', words };
+  }
+  if ((m = name.match(/^big-(\d+)$/))) {
+    const mib = int(m[1], MAX_BIG_MIB);
+    return mib === null || mib < 1 ? null : { kind: 'big', mib };
   }
   if ((m = name.match(/^slow-(\d+)$/))) {
     const delayMs = int(m[1], 60_000);
@@ -108,6 +114,7 @@ export function parseModel(name: string): ModelSpec | null {
 export const LISTED_MODELS: readonly string[] = [
   'echo',
   'lorem-200',
+  'big-50',
   'slow-80',
   'think',
   'reason-echo',

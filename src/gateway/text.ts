@@ -14,6 +14,42 @@ export function loremTokens(count: number): Tokens {
   return { count, at: (i) => (i === 0 ? '' : ' ') + LOREM[i % LOREM.length] };
 }
 
+/** big-M: bytes per delta (the last one too: M MiB is a whole number of them). */
+export const BIG_DELTA_BYTES = 16 * 1024;
+// One pass of the lorem words with the space that joins it to the next, and enough of the next
+// passes that any BIG_DELTA_BYTES-long window of the endless text is one slice of it.
+const LOREM_CYCLE = `${LOREM.join(' ')} `;
+const LOREM_WINDOWS = LOREM_CYCLE.repeat(Math.ceil(BIG_DELTA_BYTES / LOREM_CYCLE.length) + 1);
+
+/**
+ * big-M: exactly M MiB of lorem text (the words of lorem-N, single spaces, no newline) in
+ * BIG_DELTA_BYTES deltas, cut wherever the byte count falls, mid-word included, as real streams
+ * split text. Each delta is a slice of one fixed string: nothing grows with M.
+ */
+export function bigTokens(mib: number): Tokens {
+  return {
+    count: (mib * 1024 * 1024) / BIG_DELTA_BYTES,
+    at: (i) => {
+      const start = (i * BIG_DELTA_BYTES) % LOREM_CYCLE.length;
+      return LOREM_WINDOWS.slice(start, start + BIG_DELTA_BYTES);
+    },
+  };
+}
+
+/**
+ * JSON text of `value` in pieces, with `text` written token by token where the string `marker`
+ * stands: a body too big to be one string (V8 caps strings at ~512 MiB) still goes out whole.
+ */
+export function* jsonWithText(value: unknown, marker: string, text: Tokens): Generator<string> {
+  const whole = JSON.stringify(value);
+  const quoted = JSON.stringify(marker);
+  const at = whole.indexOf(quoted);
+  if (at < 0) throw new Error('jsonWithText: the marker is not in the value');
+  yield whole.slice(0, at + 1);
+  for (let i = 0; i < text.count; i++) yield JSON.stringify(text.at(i)).slice(1, -1);
+  yield whole.slice(at + quoted.length - 1);
+}
+
 /** The lorem answer as plain text (what a client reconstructs from loremTokens(count)). */
 export function loremText(count: number): string {
   return joinTokens(loremTokens(count));
