@@ -36,6 +36,8 @@ export interface UserRecord {
   type: 'user';
   ts: string;
   content: string;
+  /** /retry: this prompt asks the previous turn again and supersedes it in the context (both stay on disk). */
+  retry?: true;
 }
 
 export interface AssistantRecord {
@@ -115,8 +117,10 @@ export class ConversationStore {
   }
 
   /** Called before the request is sent, so a crash mid-answer never loses the prompt. */
-  appendUser(cid: string, content: string): void {
-    this.append(cid, { type: 'user', ts: new Date().toISOString(), content } satisfies UserRecord);
+  appendUser(cid: string, content: string, options: { retry?: boolean } = {}): void {
+    const record: UserRecord = { type: 'user', ts: new Date().toISOString(), content };
+    if (options.retry) record.retry = true;
+    this.append(cid, record);
   }
 
   /** Called when the turn ends, whatever the status. */
@@ -129,6 +133,7 @@ export class ConversationStore {
     const turns: StoredTurn[] = [];
     for (const record of records) {
       if (record.type === 'user') {
+        if (record.retry) turns.pop();
         turns.push({ user: record.content, assistant: null });
       } else {
         const last = turns[turns.length - 1];

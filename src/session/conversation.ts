@@ -58,13 +58,13 @@ class GatewayConversation implements Conversation {
   }
 
   send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
-    return this.runTurn(prompt, signal);
+    return this.runTurn(prompt, signal, false);
   }
 
   retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
     const last = this.turns.pop();
     if (!last) return null;
-    return this.runTurn(last.prompt, signal);
+    return this.runTurn(last.prompt, signal, true);
   }
 
   /** What goes to the gateway: prior turns, then each answer exactly as far as it arrived. */
@@ -88,12 +88,12 @@ class GatewayConversation implements Conversation {
     return this.cid;
   }
 
-  private async *runTurn(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+  private async *runTurn(prompt: string, signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
     const messages = this.contextFor(prompt);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed.
-    if (cid) this.deps.store!.appendUser(cid, prompt);
+    if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry });
 
     const started = Date.now();
     let firstTokenMs: number | null = null;

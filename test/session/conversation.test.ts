@@ -1,0 +1,138 @@
+// The Conversation both renderers drive, over real loopback HTTP against the dev gateway, with a
+// real store in a temp dir: what is sent back, what is recorded, how each ending is classified.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { openConversation } from '../../src/session/conversation.js';
+import { ConversationStore } from '../../src/session/conversation-store.js';
+import type { ChatEvent } from '../../src/protocol/events.js';
+import type { Conversation, TurnOutcome } from '../../src/session/types.js';
+
+let gateway: RunningGateway;
+let dir: string;
+let store: ConversationStore;
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0 });
+});
+afterAll(() => gateway.close());
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gatechat-conv-'));
+  store = new ConversationStore(dir);
+  gateway.requests.length = 0;
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function open(model: string, extra: Partial<Parameters<typeof openConversation>[0]> = {}): Conversation {
+  return openConversation({
+    conn: {
+      baseUrl: `${gateway.url}/v1`,
+      auth: 'bearer',
+      headers: {},
+      timeouts: { connectMs: 2000, headersMs: 5000, idleMs: 5000 },
+      retries: 0,
+    },
+    settings: { model, api: 'chat', stream: true },
+    maxTokensField: 'max_tokens',
+    store,
+    record: true,
+    ...extra,
+  });
+}
+
+async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
+  while (true) {
+    const step = await events.next();
+    if (step.done) return step.value;
+    onEvent?.(step.value);
+  }
+}
+
+const sentMessages = () => (gateway.requests.at(-1)!.body as { messages: unknown[] }).messages;
+
+describe('Conversation', () => {
+  it('sends prior turns as context and records both sides', async () => {
+    const conversation = open('echo');
+    const first = await drain(conversation.send('one', new AbortController().signal));
+    expect(first.status).toBe('complete');
+    expect(first.result.text).toBe('one');
+    expect(first.timings.firstTokenMs).not.toBeNull();
+    await drain(conversation.send('two', new AbortController().signal));
+    expect(sentMessages()).toEqual([
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'one' },
+      { role: 'user', content: 'two' },
+    ]);
+    const { turns } = store.load(conversation.cid!);
+    expect(turns.map((t) => [t.user, t.assistant?.content, t.assistant?.status])).toEqual([
+      ['one', 'one', 'complete'],
+      ['two', 'two', 'complete'],
+    ]);
+  });
+
+  it('a cancelled answer is kept as exactly its partial text and sent back as such', async () => {
+    const conversation = open('slow-30');
+    const controller = new AbortController();
+    let seen = '';
+    const outcome = await drain(conversation.send('go', controller.signal), (e) => {
+      if (e.type === 'text') seen += e.delta;
+      if (seen.split(' ').length >= 3) controller.abort();
+    });
+    expect(outcome.status).toBe('cancelled');
+    expect(outcome.result.finish_reason).toBe('cancelled');
+    expect(outcome.result.text).toBe(seen);
+    expect(store.load(conversation.cid!).turns[0]!.assistant).toMatchObject({ status: 'cancelled', content: seen });
+
+    conversation.update({ model: 'echo' });
+    await drain(conversation.send('next', new AbortController().signal));
+    expect(sentMessages()).toEqual([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: seen },
+      { role: 'user', content: 'next' },
+    ]);
+  });
+
+  it('an interrupted stream and an error are outcomes, never throws', async () => {
+    const conversation = open('drop-after-4');
+    const dropped = await drain(conversation.send('x', new AbortController().signal));
+    expect(dropped.status).toBe('interrupted');
+    expect(dropped.error?.exitCode).toBe(8);
+    expect(dropped.result.text.trim().split(/\s+/)).toHaveLength(4);
+
+    conversation.update({ model: 'fail-404' });
+    const rejected = await drain(conversation.send('y', new AbortController().signal));
+    expect(rejected.status).toBe('error');
+    expect(rejected.error?.exitCode).toBe(4);
+    expect(rejected.result.text).toBe('');
+  });
+
+  it('/retry replaces the last answer in the context, on disk too', async () => {
+    const conversation = open('echo');
+    await drain(conversation.send('first', new AbortController().signal));
+    await drain(conversation.retry(new AbortController().signal)!);
+    expect(sentMessages()).toEqual([{ role: 'user', content: 'first' }]);
+    expect(conversation.turns).toHaveLength(1);
+    // Both attempts stay on disk; only the newest is context when the conversation is continued.
+    expect(store.records(conversation.cid!).filter((r) => r.type === 'user')).toHaveLength(2);
+    expect(store.load(conversation.cid!).turns).toHaveLength(1);
+  });
+
+  it('keeps the max-tokens field the gateway asked for, for later turns', async () => {
+    const warnings: string[] = [];
+    const withWarn = open('max-completion-tokens', {
+      settings: { model: 'max-completion-tokens', api: 'chat', stream: true, maxTokens: 20 },
+      store: null,
+      record: false,
+      warn: (line) => warnings.push(line),
+    });
+    await drain(withWarn.send('a', new AbortController().signal));
+    expect(gateway.requests).toHaveLength(2);
+    await drain(withWarn.send('b', new AbortController().signal));
+    expect(gateway.requests).toHaveLength(3);
+    expect(gateway.requests[2]!.body).toHaveProperty('max_completion_tokens', 20);
+    expect(warnings).toHaveLength(1);
+    expect(withWarn.cid).toBeNull();
+  });
+});
