@@ -1,0 +1,108 @@
+// Backpressure (issue 3, item 6): a 20 MiB answer (dev gateway model big-20) piped into a reader that
+// is deliberately slow arrives whole and the run exits 0. The pipe renderer waits for 'drain'
+// (src/render/output.ts), so gatechat reads the socket only as fast as stdout is consumed. Memory is
+// measured by bench/memory.mjs, never asserted here (tests never assert on time or memory).
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { bigTokens, joinTokens } from '../../src/gateway/text.js';
+import { binPath, makeUserDirs } from '../helpers/cli.js';
+
+let gateway: RunningGateway;
+const user = makeUserDirs();
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0 });
+});
+afterAll(async () => {
+  await gateway.close();
+  user.cleanup();
+});
+
+interface SlowRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+  /** How many times the reader held the pipe back (proof the reader really was slow). */
+  pauses: number;
+}
+
+/**
+ * Runs the binary with stdout read by a slow consumer: `chunk` bytes, then the pipe is paused until
+ * the next `everyMs` tick. `stopAfter`: the reader goes away (closes its end) after that many bytes.
+ */
+function runWithSlowReader(args: string[], opts: { chunk: number; everyMs: number; stopAfter?: number }): Promise<SlowRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...user.env() };
+  for (const key of Object.keys(env)) if (key.startsWith('GATECHAT_') && !/_(CONFIG|DATA)_DIR$/.test(key)) delete env[key];
+  const child = spawn(process.execPath, [binPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  let received = 0;
+  let windowBytes = 0;
+  let pauses = 0;
+  let stderr = '';
+  child.stdout.on('data', (data: Buffer) => {
+    out.push(data);
+    received += data.length;
+    windowBytes += data.length;
+    if (opts.stopAfter !== undefined && received >= opts.stopAfter) {
+      child.stdout.destroy();
+      return;
+    }
+    if (windowBytes >= opts.chunk) {
+      child.stdout.pause();
+      pauses++;
+    }
+  });
+  const tick = setInterval(() => {
+    windowBytes = 0;
+    if (!child.stdout.destroyed) child.stdout.resume();
+  }, opts.everyMs);
+  child.stderr.on('data', (data: Buffer) => (stderr += data.toString('utf8')));
+  // A hang must fail the test, not stall the suite.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(tick);
+      clearTimeout(killer);
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr, pauses });
+    });
+  });
+}
+
+const MiB = 1024 * 1024;
+
+describe('a slow reader on stdout', () => {
+  for (const api of ['chat', 'messages'] as const) {
+    it(`big-20 on ${api}: every byte arrives, in order, exit 0`, async () => {
+      const result = await runWithSlowReader(['--base-url', `${gateway.url}/v1`, '-m', 'big-20', '--api', api, '--no-save', 'x'], {
+        chunk: 128 * 1024,
+        everyMs: 10,
+      });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout.length).toBe(20 * MiB + 1);
+      // exactly the text the gateway sent, plus the final newline the pipe renderer adds
+      expect(result.stdout.equals(Buffer.from(`${joinTokens(bigTokens(20))}\n`))).toBe(true);
+      // the reader did hold gatechat back, many times over
+      expect(result.pauses).toBeGreaterThan(100);
+    });
+  }
+
+  // KNOWN BUG (reported; src/render/output.ts and the one-shot path are not ours to change): when
+  // the reader goes away (`gatechat … | head -c 100`), the next write fails with EPIPE and the
+  // CoalescingWriter's setImmediate flush rejects with nobody awaiting it: an unhandled rejection
+  // kills the process with a Node stack trace on stderr. It should end quietly (abort the request,
+  // no stack) like other CLI tools. Flip to `it` once fixed.
+  it.fails('a reader that goes away mid-answer ends the run without a stack trace', async () => {
+    const result = await runWithSlowReader(['--base-url', `${gateway.url}/v1`, '-m', 'big-20', '--no-save', 'x'], {
+      chunk: 64 * 1024,
+      everyMs: 10,
+      stopAfter: 64 * 1024,
+    });
+    expect(result.signal).not.toBe('SIGKILL');
+    expect(result.stderr).not.toMatch(/^\s{4}at /m);
+    expect(result.stderr).not.toMatch(/EPIPE|internal error/);
+  });
+});
