@@ -185,4 +185,5 @@ async function main(): Promise<number> {
 
 const code = await main();
 // Let buffered output reach a pipe before exiting; stray handles (sockets, timers) must not hold us.
-process.stdout.write('', () => process.exit(code));
+if (process.stdout.destroyed) process.exit(code);
+else process.stdout.write('', () => process.exit(code));

@@ -55,6 +55,14 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
+  // `gatechat … | head`: when the reader goes away, stop the answer quietly, like other CLI tools.
+  let readerGone = false;
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    readerGone = true;
+    controller.abort();
+  };
+  io.stdout.on('error', onStdoutError);
   let outcome: TurnOutcome;
   try {
     if (options.output === 'auto' && io.stdout.isTTY) {
@@ -80,6 +88,8 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   } finally {
     signals.dispose();
   }
+  // The partial answer is recorded (as cancelled); the reader chose to stop, so this is not a failure.
+  if (readerGone) return ExitCode.ok;
   return finishTurn(outcome, signals.signalExitCode(), io);
 }
 

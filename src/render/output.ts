@@ -5,18 +5,18 @@ import type { Writable } from 'node:stream';
  * stdout holds the stream back instead of making memory grow.
  */
 export async function writeWithBackpressure(stream: Writable, chunk: string): Promise<void> {
+  // The reader went away (EPIPE): the caller stops the turn; nothing more can be delivered.
+  if (stream.destroyed) return;
   if (stream.write(chunk)) return;
   await new Promise<void>((resolve, reject) => {
-    const onDrain = () => {
-      stream.off('error', onError);
+    const settle = () => {
+      stream.off('drain', settle);
+      stream.off('close', settle);
       resolve();
     };
-    const onError = (error: Error) => {
-      stream.off('drain', onDrain);
-      reject(error);
-    };
-    stream.once('drain', onDrain);
-    stream.once('error', onError);
+    // 'close' too: a reader that closes while we wait for 'drain' must not leave us waiting forever.
+    stream.once('drain', settle);
+    stream.once('close', settle);
   });
 }
 
@@ -28,23 +28,33 @@ export async function writeWithBackpressure(stream: Writable, chunk: string): Pr
  */
 export class CoalescingWriter {
   private pending = '';
-  private scheduled: Promise<void> | null = null;
+  private scheduled = false;
+  /** A flush waiting for 'drain': later writes wait on it, so a slow reader holds the stream back. */
+  private draining: Promise<void> | null = null;
 
   constructor(private readonly stream: Writable) {}
 
   write(text: string): Promise<void> | void {
     this.pending += text;
+    if (this.draining) return this.draining;
     if (this.pending.length >= 64 * 1024) return this.flush();
-    this.scheduled ??= new Promise<void>((resolve, reject) => {
-      setImmediate(() => this.flush().then(resolve, reject));
-    });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    }
   }
 
   async flush(): Promise<void> {
-    this.scheduled = null;
+    if (this.draining) await this.draining;
     if (!this.pending) return;
     const chunk = this.pending;
     this.pending = '';
-    await writeWithBackpressure(this.stream, chunk);
+    this.draining = writeWithBackpressure(this.stream, chunk).finally(() => {
+      this.draining = null;
+    });
+    await this.draining;
   }
 }
