@@ -80,6 +80,9 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
     tools: options.tools,
     store,
     record: settings.save,
+    // A piped answer is written delta by delta and needed by nothing after: don't hold it (a 50 MB
+    // answer would otherwise sit in memory once more). --json, --jsonl and the terminal views need it.
+    retainText: !(options.output === 'auto' && !io.stdout.isTTY),
     cid,
     log,
     warn,

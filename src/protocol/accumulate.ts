@@ -12,6 +12,21 @@ export interface ResultMeta {
 export class ResultAccumulator {
   // Parts are joined lazily so thousands of small deltas stay linear.
   #textParts: string[] = [];
+  #textLength = 0;
+  readonly #keepText: boolean;
+
+  /**
+   * keepText: false counts the answer without holding it, for callers that stream it elsewhere
+   * (a 50 MB answer piped to a file must not also sit in memory); `result().text` is then ''.
+   */
+  constructor(options: { keepText?: boolean } = {}) {
+    this.#keepText = options.keepText ?? true;
+  }
+
+  /** Whether any answer text arrived (kept or not). */
+  get hasText(): boolean {
+    return this.#textLength > 0;
+  }
   #reasoningParts: string[] = [];
   #toolCalls: ToolCall[] = [];
   #inputTokens: number | null = null;
@@ -22,7 +37,8 @@ export class ResultAccumulator {
   add(e: ChatEvent): void {
     switch (e.type) {
       case 'text':
-        if (e.delta !== '') this.#textParts.push(e.delta);
+        this.#textLength += e.delta.length;
+        if (e.delta !== '' && this.#keepText) this.#textParts.push(e.delta);
         return;
       case 'reasoning':
         if (e.delta !== '') this.#reasoningParts.push(e.delta);

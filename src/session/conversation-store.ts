@@ -58,6 +58,19 @@ export interface AssistantRecord {
   error?: { message: string; exit_code: number };
 }
 
+/**
+ * A piece of an answer written while it streams (long answers that are not kept in memory). The
+ * turn's `assistant` record follows with the rest; without one (a crash), the parts are the
+ * partial answer.
+ */
+export interface AnswerPartRecord {
+  type: 'answer_part';
+  ts: string;
+  content: string;
+}
+
+type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord;
+
 /** What callers pass: the store stamps `type` and `ts`. */
 export type AssistantInput = Omit<AssistantRecord, 'type' | 'ts'> & { ts?: string };
 
@@ -123,6 +136,11 @@ export class ConversationStore {
     this.append(cid, record);
   }
 
+  /** Appends a piece of the answer being streamed; the final appendAssistant() carries the rest. */
+  appendAnswerPart(cid: string, content: string): void {
+    this.append(cid, { type: 'answer_part', ts: new Date().toISOString(), content } satisfies AnswerPartRecord);
+  }
+
   /** Called when the turn ends, whatever the status. */
   appendAssistant(cid: string, record: AssistantInput): void {
     this.append(cid, { ...record, type: 'assistant', ts: record.ts ?? new Date().toISOString() } satisfies AssistantRecord);
@@ -131,16 +149,30 @@ export class ConversationStore {
   load(cid: string): { meta: MetaRecord; turns: StoredTurn[] } {
     const { meta, records } = this.read(cid);
     const turns: StoredTurn[] = [];
+    let parts: string[] = [];
+    // Parts streamed to disk with no final record (a crash mid-answer) are the partial answer.
+    const closeCrashedAnswer = (): void => {
+      const last = turns[turns.length - 1];
+      if (last && last.assistant === null && parts.length > 0) last.assistant = crashedAnswer(parts.join(''), meta);
+      parts = [];
+    };
     for (const record of records) {
       if (record.type === 'user') {
+        closeCrashedAnswer();
         if (record.retry) turns.pop();
         turns.push({ user: record.content, assistant: null });
+      } else if (record.type === 'answer_part') {
+        parts.push(record.content);
       } else {
         const last = turns[turns.length - 1];
         // An answer always follows its prompt; one without a prompt (hand edits) is dropped.
-        if (last && last.assistant === null) last.assistant = record;
+        if (last && last.assistant === null) {
+          last.assistant = parts.length > 0 ? { ...record, content: parts.join('') + record.content } : record;
+        }
+        parts = [];
       }
     }
+    closeCrashedAnswer();
     return { meta, turns };
   }
 
@@ -205,7 +237,7 @@ export class ConversationStore {
       .sort();
   }
 
-  private append(cid: string, record: UserRecord | AssistantRecord): void {
+  private append(cid: string, record: StoredRecord): void {
     const path = this.existingFile(cid);
     // 'a+' so the last byte can be read: after a torn line the new record must start on a line
     // of its own, or it would be glued to the fragment and lost with it.
@@ -226,15 +258,15 @@ export class ConversationStore {
   }
 
   /** Every readable record, header first: what `history show --json` prints. */
-  records(cid: string): Array<MetaRecord | UserRecord | AssistantRecord> {
+  records(cid: string): Array<MetaRecord | StoredRecord> {
     const { meta, records } = this.read(cid);
     return [meta, ...records];
   }
 
-  private read(cid: string): { meta: MetaRecord; records: Array<UserRecord | AssistantRecord> } {
+  private read(cid: string): { meta: MetaRecord; records: StoredRecord[] } {
     const text = readFileSync(this.existingFile(cid), 'utf8');
     let meta: MetaRecord | undefined;
-    const records: Array<UserRecord | AssistantRecord> = [];
+    const records: StoredRecord[] = [];
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       let value: unknown;
@@ -246,8 +278,8 @@ export class ConversationStore {
       }
       const record = value as { type?: unknown; content?: unknown };
       if (record?.type === 'meta' && !meta) meta = value as MetaRecord;
-      else if ((record?.type === 'user' || record?.type === 'assistant') && typeof record.content === 'string') {
-        records.push(value as UserRecord | AssistantRecord);
+      else if ((record?.type === 'user' || record?.type === 'assistant' || record?.type === 'answer_part') && typeof record.content === 'string') {
+        records.push(value as StoredRecord);
       }
     }
     // Only a crash inside create() leaves no header; the conversation is still readable.
@@ -313,4 +345,23 @@ export function newCid(now: Date = new Date()): string {
 function titleOf(prompt: string): string {
   const line = prompt.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
   return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
+}
+
+function crashedAnswer(content: string, meta: MetaRecord): AssistantRecord {
+  return {
+    type: 'assistant',
+    ts: '',
+    content,
+    reasoning: null,
+    tool_calls: [],
+    status: 'interrupted',
+    finish_reason: null,
+    raw_finish_reason: null,
+    usage: { input_tokens: null, output_tokens: null },
+    model: meta.model || null,
+    api: meta.api,
+    params: { stream: true },
+    timings: { first_token_ms: null, total_ms: 0 },
+    error: { message: 'gatechat stopped before the answer ended', exit_code: 1 },
+  };
 }

@@ -18,6 +18,12 @@ export interface ConversationDeps {
   store: ConversationStore | null;
   /** false: load context from the store but record nothing (--no-save / save:false). */
   record: boolean;
+  /**
+   * false: the answer text is not held in memory (TurnOutcome.result.text is ''): for a piped
+   * one-shot, whose renderer writes each delta and needs nothing after. When recording, the text
+   * goes to disk in parts as it arrives instead. Default true.
+   */
+  retainText?: boolean;
   /** Continue this saved conversation (-c / --cid). */
   cid?: string;
   log?: (line: string) => void;
@@ -97,7 +103,9 @@ class GatewayConversation implements Conversation {
 
     const started = Date.now();
     let firstTokenMs: number | null = null;
-    const acc = new ResultAccumulator();
+    const retainText = this.deps.retainText ?? true;
+    const acc = new ResultAccumulator({ keepText: retainText });
+    const spill = cid && !retainText ? new AnswerSpill(this.deps.store!, cid) : null;
     let outcome: StreamOutcome | undefined;
     let failure: unknown;
     let streamError: ChatEvent | undefined;
@@ -132,6 +140,7 @@ class GatewayConversation implements Conversation {
           firstTokenMs = Date.now() - started;
         }
         if (event.type === 'error' && !streamError) streamError = event;
+        if (event.type === 'text') spill?.add(event.delta);
         acc.add(event);
         yield event;
       }
@@ -139,7 +148,7 @@ class GatewayConversation implements Conversation {
       failure = error;
     }
 
-    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.text.length > 0);
+    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText);
     if (outcome) this.maxTokensField = outcome.maxTokensField;
     const result = acc.result({ api: settings.api, cid, outcome: outcomeFor(status) });
     const timings = { firstTokenMs, totalMs: Date.now() - started };
@@ -147,7 +156,8 @@ class GatewayConversation implements Conversation {
     this.turns.push({ prompt, result, status });
     if (cid) {
       this.deps.store!.appendAssistant(cid, {
-        content: result.text,
+        // With a spill, the earlier parts are on disk already; the record carries the rest.
+        content: spill ? spill.rest() : result.text,
         reasoning: result.reasoning,
         tool_calls: result.tool_calls,
         status,
@@ -162,6 +172,30 @@ class GatewayConversation implements Conversation {
       });
     }
     return { status, result, error, termination: outcome?.termination, timings };
+  }
+}
+
+/** Writes a long answer to the store in pieces as it streams, so it is never whole in memory. */
+class AnswerSpill {
+  private static readonly partSize = 256 * 1024;
+  private pending = '';
+
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly cid: string,
+  ) {}
+
+  add(delta: string): void {
+    this.pending += delta;
+    if (this.pending.length >= AnswerSpill.partSize) {
+      this.store.appendAnswerPart(this.cid, this.pending);
+      this.pending = '';
+    }
+  }
+
+  /** What has not been written yet; the turn's final record holds it. */
+  rest(): string {
+    return this.pending;
   }
 }
 

@@ -135,4 +135,30 @@ describe('Conversation', () => {
     expect(warnings).toHaveLength(1);
     expect(withWarn.cid).toBeNull();
   });
+
+  it('retainText false: a long answer goes to disk in parts, never whole in memory, and loads back whole', async () => {
+    const conversation = open('big-1', { retainText: false });
+    let streamed = '';
+    const outcome = await drain(conversation.send('long', new AbortController().signal), (e) => {
+      if (e.type === 'text') streamed += e.delta;
+    });
+    expect(outcome.status).toBe('complete');
+    expect(outcome.result.text).toBe('');
+    expect(streamed.length).toBe(1024 * 1024);
+    const parts = store.records(conversation.cid!).filter((r) => r.type === 'answer_part');
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(store.load(conversation.cid!).turns[0]!.assistant).toMatchObject({ status: 'complete', content: streamed });
+  });
+
+  it('parts on disk without their final record (a crash) load as an interrupted partial answer', async () => {
+    const cid = store.create({ model: 'm', api: 'chat' });
+    store.appendUser(cid, 'question');
+    store.appendAnswerPart(cid, 'half an ');
+    store.appendAnswerPart(cid, 'answer');
+    store.appendUser(cid, 'next question');
+    const { turns } = store.load(cid);
+    expect(turns[0]!.assistant).toMatchObject({ status: 'interrupted', content: 'half an answer' });
+    expect(turns[1]!.assistant).toBeNull();
+  });
 });
+
