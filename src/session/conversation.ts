@@ -148,7 +148,7 @@ class GatewayConversation implements Conversation {
       failure = error;
     }
 
-    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText);
+    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
     if (outcome) this.maxTokensField = outcome.maxTokensField;
     const result = acc.result({ api: settings.api, cid, outcome: outcomeFor(status) });
     const timings = { firstTokenMs, totalMs: Date.now() - started };
@@ -205,6 +205,7 @@ function classifyEnding(
   streamError: ChatEvent | undefined,
   signal: AbortSignal,
   answerBegan: boolean,
+  streamed: boolean,
 ): { status: TurnStatus; error?: GatechatError } {
   if (failure !== undefined) {
     if (signal.aborted || isAbortError(failure)) {
@@ -223,7 +224,8 @@ function classifyEnding(
     case 'error': {
       const detail = streamError?.type === 'error' ? streamError : null;
       const code = detail?.code !== null && detail?.code !== undefined ? ` (${detail.code})` : '';
-      const message = `the gateway reported an error inside the stream${code}: ${detail?.message ?? 'no message'}`;
+      const where = streamed ? 'inside the stream' : 'in its answer';
+      const message = `the gateway reported an error ${where}${code}: ${detail?.message ?? 'no message'}`;
       return { status: 'error', error: new ServerStreamError(message, detail?.status ?? null) };
     }
     case 'truncated':
