@@ -1,21 +1,13 @@
 import { gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamChat, type StreamChatOptions, type StreamOutcome } from '../../src/client/chat-stream.js';
 import type { ChatEvent, RequestOptions } from '../../src/protocol/events.js';
 import { HttpError, NetworkError, StreamInterruptedError } from '../../src/transport/errors.js';
 import { isAbortError } from '../../src/transport/http.js';
-import { connection, failure, json, serve, sleep, type Loopback } from '../transport/loopback.js';
+import { connection, failure, json, useLoopbackServers, sleep } from '../transport/loopback.js';
 
-const servers: Loopback[] = [];
-async function server(handler: Parameters<typeof serve>[0]): Promise<Loopback> {
-  const s = await serve(handler);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = useLoopbackServers();
 
 const request = (patch: Partial<RequestOptions> = {}): RequestOptions => ({
   model: 'm1',

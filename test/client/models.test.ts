@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listModels } from '../../src/client/models.js';
-import { connection, failure, json, serve, type Loopback } from '../transport/loopback.js';
+import { connection, failure, json, useLoopbackServers } from '../transport/loopback.js';
 
-const servers: Loopback[] = [];
-async function server(handler: Parameters<typeof serve>[0]): Promise<Loopback> {
-  const s = await serve(handler);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = useLoopbackServers();
 
 describe('listModels', () => {
   it('OpenAI shape {object:list, data}', async () => {

@@ -7,24 +7,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { makeUserDirs, runCli, type CliResult } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
-let gateway: RunningGateway;
-let base: string;
-let user: ReturnType<typeof makeUserDirs>;
-
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-  base = `${gateway.url}/v1`;
-});
-afterAll(() => gateway.close());
-beforeEach(() => {
-  user = makeUserDirs();
-  gateway.requests.length = 0;
-});
-afterEach(() => user.cleanup());
+const ctx = useGatewayAndUser();
 
 /** Exactly one stderr line, in gatechat's voice, no stack frames; returns it. */
 function oneLine(result: CliResult): string {
@@ -36,18 +23,18 @@ function oneLine(result: CliResult): string {
   return lines[0]!;
 }
 
-const configFile = () => join(user.configDir, 'config.json');
+const configFile = () => join(ctx.user.configDir, 'config.json');
 
 /** A valid config written through the binary, so there is a file whose bytes must survive. */
 async function writeConfig(): Promise<Buffer> {
   for (const [key, value] of [
-    ['base-url', base],
+    ['base-url', ctx.base],
     ['model', 'echo'],
   ]) {
-    const set = await runCli(['config', 'set', key!, value!], { env: user.env() });
+    const set = await runCli(['config', 'set', key!, value!], { env: ctx.user.env() });
     expect(set.code, set.stderr).toBe(0);
   }
-  const set = await runCli(['config', 'set', '--profile', 'work', 'model', 'lorem-3'], { env: user.env() });
+  const set = await runCli(['config', 'set', '--profile', 'work', 'model', 'lorem-3'], { env: ctx.user.env() });
   expect(set.code, set.stderr).toBe(0);
   return readFileSync(configFile());
 }
@@ -56,19 +43,19 @@ describe('profiles', () => {
   it('-p naming a missing profile: exit 2, one line naming it, nothing sent, config untouched', async () => {
     const before = await writeConfig();
     for (const run of [
-      () => runCli(['-p', 'nope', 'hi'], { env: user.env() }),
-      () => runCli(['--profile', 'nope', '--base-url', base, '-m', 'echo', 'hi'], { env: user.env() }),
-      () => runCli(['hi'], { env: { ...user.env(), GATECHAT_PROFILE: 'nope' } }),
+      () => runCli(['-p', 'nope', 'hi'], { env: ctx.user.env() }),
+      () => runCli(['--profile', 'nope', '--base-url', ctx.base, '-m', 'echo', 'hi'], { env: ctx.user.env() }),
+      () => runCli(['hi'], { env: { ...ctx.user.env(), GATECHAT_PROFILE: 'nope' } }),
     ]) {
       const result = await run();
       expect(result.code).toBe(2);
       expect(oneLine(result)).toContain('nope');
       expect(result.stdout).toBe('');
     }
-    expect(gateway.requests).toHaveLength(0);
+    expect(ctx.gateway.requests).toHaveLength(0);
     expect(readFileSync(configFile()).equals(before)).toBe(true);
     // the profile that exists still works
-    const ok = await runCli(['-p', 'work', '--no-save', 'hi'], { env: user.env() });
+    const ok = await runCli(['-p', 'work', '--no-save', 'hi'], { env: ctx.user.env() });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout.trim().split(/\s+/)).toHaveLength(3);
   });
@@ -79,40 +66,40 @@ describe('a data dir that cannot be written', () => {
   // (or above it) is the failure every user can reproduce.
   for (const layout of ['the data dir is a file', 'a parent of the data dir is a file'] as const) {
     it(`${layout}: a saving one-shot fails with one line, exit 2, before anything is sent; --no-save works`, async () => {
-      mkdirSync(user.home, { recursive: true });
-      const blocker = join(user.home, 'blocker');
+      mkdirSync(ctx.user.home, { recursive: true });
+      const blocker = join(ctx.user.home, 'blocker');
       writeFileSync(blocker, 'not a directory\n');
       const dataDir = layout === 'the data dir is a file' ? blocker : join(blocker, 'gatechat');
-      const env = { ...user.env(), GATECHAT_DATA_DIR: dataDir };
+      const env = { ...ctx.user.env(), GATECHAT_DATA_DIR: dataDir };
 
       for (const args of [['hi'], ['--json', 'hi'], ['--api', 'messages', '--no-stream', 'hi']]) {
-        const result = await runCli(['--base-url', base, '-m', 'echo', ...args], { env });
+        const result = await runCli(['--base-url', ctx.base, '-m', 'echo', ...args], { env });
         expect(result.code, result.stderr).toBe(2);
         const line = oneLine(result);
         expect(line).toContain(blocker);
         expect(line).toMatch(/--no-save/);
         expect(result.stdout).toBe('');
       }
-      expect(gateway.requests).toHaveLength(0);
+      expect(ctx.gateway.requests).toHaveLength(0);
 
       // -c reads the store: same clear error, nothing sent
-      const cont = await runCli(['--base-url', base, '-m', 'echo', '-c', 'again'], { env });
+      const cont = await runCli(['--base-url', ctx.base, '-m', 'echo', '-c', 'again'], { env });
       expect(cont.code).toBe(2);
       oneLine(cont);
       const history = await runCli(['history', 'list'], { env });
       expect(history.code).toBe(2);
       oneLine(history);
-      expect(gateway.requests).toHaveLength(0);
+      expect(ctx.gateway.requests).toHaveLength(0);
       expect(readFileSync(blocker, 'utf8')).toBe('not a directory\n');
 
-      const unsaved = await runCli(['--base-url', base, '-m', 'echo', '--no-save', 'hi'], { env });
+      const unsaved = await runCli(['--base-url', ctx.base, '-m', 'echo', '--no-save', 'hi'], { env });
       expect(unsaved.code, unsaved.stderr).toBe(0);
       expect(unsaved.stdout).toBe('hi\n');
       expect(unsaved.stderr).toBe('');
-      expect(gateway.requests).toHaveLength(1);
+      expect(ctx.gateway.requests).toHaveLength(1);
       // save: false in the config is the same as --no-save
       expect((await runCli(['config', 'set', 'save', 'false'], { env })).code).toBe(0);
-      const configured = await runCli(['--base-url', base, '-m', 'echo', 'hi'], { env });
+      const configured = await runCli(['--base-url', ctx.base, '-m', 'echo', 'hi'], { env });
       expect(configured.code, configured.stderr).toBe(0);
       expect(readFileSync(blocker, 'utf8')).toBe('not a directory\n');
     });
@@ -129,19 +116,19 @@ describe('stdin that is not UTF-8', () => {
   for (const [label, bytes] of Object.entries(inputs)) {
     it(`${label}: exit 2, one line, nothing sent, nothing saved`, async () => {
       for (const args of [[], ['explain']]) {
-        const result = await runCli(['--base-url', base, '-m', 'echo', ...args], { env: user.env(), stdin: bytes });
+        const result = await runCli(['--base-url', ctx.base, '-m', 'echo', ...args], { env: ctx.user.env(), stdin: bytes });
         expect(result.code, result.stderr).toBe(2);
         expect(oneLine(result)).toMatch(/UTF-8/);
         expect(result.stdout).toBe('');
       }
-      expect(gateway.requests).toHaveLength(0);
-      expect(existsSync(user.dataDir)).toBe(false);
+      expect(ctx.gateway.requests).toHaveLength(0);
+      expect(existsSync(ctx.user.dataDir)).toBe(false);
     });
   }
 
   it('--no-stdin skips even undecodable input', async () => {
-    const result = await runCli(['--base-url', base, '-m', 'echo', '--no-stdin', '--no-save', 'fine'], {
-      env: user.env(),
+    const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '--no-stdin', '--no-save', 'fine'], {
+      env: ctx.user.env(),
       stdin: Buffer.from([0xff, 0xfe, 0x00]),
     });
     expect(result.code, result.stderr).toBe(0);
@@ -151,10 +138,10 @@ describe('stdin that is not UTF-8', () => {
 
 describe('history of an id that does not exist', () => {
   it('show and rm: exit 2, one line, no file touched', async () => {
-    const saved = await runCli(['--base-url', base, '-m', 'echo', '--json', 'keep me'], { env: user.env() });
+    const saved = await runCli(['--base-url', ctx.base, '-m', 'echo', '--json', 'keep me'], { env: ctx.user.env() });
     expect(saved.code, saved.stderr).toBe(0);
     const cid = JSON.parse(saved.stdout).cid as string;
-    const file = join(user.dataDir, 'conversations', `${cid}.jsonl`);
+    const file = join(ctx.user.dataDir, 'conversations', `${cid}.jsonl`);
     const before = readFileSync(file);
 
     for (const args of [
@@ -163,7 +150,7 @@ describe('history of an id that does not exist', () => {
       ['history', 'show', '../../etc/passwd'],
       ['history', 'rm', '20200101-000000-dead'],
     ]) {
-      const result = await runCli(args, { env: user.env() });
+      const result = await runCli(args, { env: ctx.user.env() });
       expect(result.code, args.join(' ')).toBe(2);
       oneLine(result);
       expect(result.stdout).toBe('');
@@ -188,7 +175,7 @@ describe('models behind something that answers HTML', () => {
     try {
       for (const path of ['/v1', '/down/v1']) {
         for (const extra of [[], ['--json']]) {
-          const result = await runCli(['models', '--base-url', `${origin}${path}`, '--retries', '0', ...extra], { env: user.env() });
+          const result = await runCli(['models', '--base-url', `${origin}${path}`, '--retries', '0', ...extra], { env: ctx.user.env() });
           expect(result.code, result.stderr).toBe(6);
           const line = oneLine(result);
           expect(line).toMatch(/HTML/);
@@ -225,14 +212,14 @@ describe('config set with a bad value', () => {
       const before = await writeConfig();
       for (const [key, values] of Object.entries(bad)) {
         for (const value of values) {
-          const result = await runCli(['config', 'set', ...profile, key, value], { env: user.env() });
+          const result = await runCli(['config', 'set', ...profile, key, value], { env: ctx.user.env() });
           expect(result.code, `${key} ${JSON.stringify(value)}: ${result.stderr}`).toBe(2);
           expect(oneLine(result), `${key} ${JSON.stringify(value)}`).toContain(key);
           expect(result.stdout).toBe('');
         }
       }
       expect(readFileSync(configFile()).equals(before)).toBe(true);
-      expect(gateway.requests).toHaveLength(0);
+      expect(ctx.gateway.requests).toHaveLength(0);
     });
   }
 });

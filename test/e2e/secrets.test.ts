@@ -7,28 +7,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { makeUserDirs, runCli, type CliResult } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
 const KEY = 'sk-SECRET-canary-7f3a9';
 /** The key's distinctive middle: a masked form (`sk-…f3a9`) never contains it, any real leak does. */
 const CORE = 'SECRET-canary';
 
-let gateway: RunningGateway;
-let base: string;
-let user: ReturnType<typeof makeUserDirs>;
-
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-  base = `${gateway.url}/v1`;
-});
-afterAll(() => gateway.close());
-beforeEach(() => {
-  user = makeUserDirs();
-  gateway.requests.length = 0;
-});
-afterEach(() => user.cleanup());
+const ctx = useGatewayAndUser();
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -74,7 +61,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** The gateway that misbehaves the worst way: it echoes the caller's credentials in its answers. */
+/** The ctx.gateway that misbehaves the worst way: it echoes the caller's credentials in its answers. */
 function echoTheKey(req: IncomingMessage, res: ServerResponse, body: string): void {
   const sent = String(req.headers.authorization ?? req.headers['x-api-key'] ?? '').replace(/^Bearer\s+/i, '');
   const model = (JSON.parse(body || '{}') as { model?: string }).model ?? '';
@@ -117,11 +104,11 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-const configFile = () => join(user.configDir, 'config.json');
+const configFile = () => join(ctx.user.configDir, 'config.json');
 
 /** No file in the temp HOME holds the key — except config.json, whose job it is (and which is 0600). */
 function expectNoKeyOnDisk(): string[] {
-  const files = filesUnder(user.home).filter((path) => path !== configFile());
+  const files = filesUnder(ctx.user.home).filter((path) => path !== configFile());
   for (const path of files) expect(readFileSync(path, 'latin1'), path).not.toContain(CORE);
   return files;
 }
@@ -140,11 +127,11 @@ type KeySource = 'env' | 'config';
 
 /** Makes KEY this user's key, either way; returns the env for the runs. */
 async function giveKey(source: KeySource): Promise<Record<string, string>> {
-  if (source === 'env') return { ...user.env(), GATECHAT_API_KEY: KEY };
-  const set = await runCli(['config', 'set', 'api-key'], { env: user.env(), stdin: `${KEY}\n` });
+  if (source === 'env') return { ...ctx.user.env(), GATECHAT_API_KEY: KEY };
+  const set = await runCli(['config', 'set', 'api-key'], { env: ctx.user.env(), stdin: `${KEY}\n` });
   expect(set.code, set.stderr).toBe(0);
   expectNoKey(set);
-  return user.env();
+  return ctx.user.env();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,7 +145,7 @@ for (const source of ['env', 'config'] as const) {
         ['x-api-key', 'gatechat: > x-api-key: [redacted]'],
       ] as const) {
         for (const api of ['chat', 'messages']) {
-          const result = await runCli(['--base-url', base, '-m', 'echo', '--api', api, '--auth', auth, '--verbose', 'hello'], { env });
+          const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '--api', api, '--auth', auth, '--verbose', 'hello'], { env });
           expect(result.code, result.stderr).toBe(0);
           expect(result.stdout).toBe('hello\n');
           expect(result.stderr).toContain(line);
@@ -166,7 +153,7 @@ for (const source of ['env', 'config'] as const) {
         }
       }
       // The key did go out, in the right header: the redaction is not a key that was never there.
-      expect(gateway.requests.map((r) => r.headers.authorization ?? r.headers['x-api-key'])).toEqual([
+      expect(ctx.gateway.requests.map((r) => r.headers.authorization ?? r.headers['x-api-key'])).toEqual([
         `Bearer ${KEY}`,
         `Bearer ${KEY}`,
         KEY,
@@ -179,26 +166,26 @@ for (const source of ['env', 'config'] as const) {
 
     it('--json and --jsonl stdout never carry the key', async () => {
       const env = await giveKey(source);
-      const json = await runCli(['--base-url', base, '-m', 'echo', '--json', '--verbose', 'hi'], { env });
+      const json = await runCli(['--base-url', ctx.base, '-m', 'echo', '--json', '--verbose', 'hi'], { env });
       expect(json.code, json.stderr).toBe(0);
       expect(JSON.parse(json.stdout).text).toBe('hi');
       expectNoKey(json);
-      const jsonl = await runCli(['--base-url', base, '-m', 'echo', '--jsonl', '--verbose', 'hi'], { env });
+      const jsonl = await runCli(['--base-url', ctx.base, '-m', 'echo', '--jsonl', '--verbose', 'hi'], { env });
       expect(jsonl.code, jsonl.stderr).toBe(0);
       expectNoKey(jsonl);
-      expect(gateway.requests).toHaveLength(2);
+      expect(ctx.gateway.requests).toHaveLength(2);
       expectNoKeyOnDisk();
     });
 
     it('error messages never carry the key: 401, 500, connection refused (with --verbose)', async () => {
       const env = await giveKey(source);
-      const unauthorized = await runCli(['--base-url', base, '-m', 'fail-401', '--verbose', 'hi'], { env });
+      const unauthorized = await runCli(['--base-url', ctx.base, '-m', 'fail-401', '--verbose', 'hi'], { env });
       expect(unauthorized.code).toBe(3);
       expect(errorLines(unauthorized)).toHaveLength(1);
       expect(unauthorized.stderr).toMatch(/401/);
       expectNoKey(unauthorized);
 
-      const serverError = await runCli(['--base-url', base, '-m', 'fail-500', '--retries', '0', '--verbose', 'hi'], { env });
+      const serverError = await runCli(['--base-url', ctx.base, '-m', 'fail-500', '--retries', '0', '--verbose', 'hi'], { env });
       expect(serverError.code).toBe(6);
       expect(serverError.stderr).toMatch(/500/);
       expectNoKey(serverError);
@@ -212,7 +199,7 @@ for (const source of ['env', 'config'] as const) {
       expectNoKeyOnDisk();
     });
 
-    it('a gateway that echoes the key back in an HTTP error (JSON body, header, HTML page) never gets it shown or saved', async () => {
+    it('a ctx.gateway that echoes the key back in an HTTP error (JSON body, header, HTML page) never gets it shown or saved', async () => {
       const env = await giveKey(source);
       const echoing = await loopback(echoTheKey);
       try {
@@ -234,7 +221,7 @@ for (const source of ['env', 'config'] as const) {
         expect(echoing.seen.length).toBe(cases.length * 4);
         for (const headers of echoing.seen) expect(headers.authorization ?? headers['x-api-key']).toContain(KEY);
         // Failed turns are saved (status error, with the gateway's message): without the key.
-        expect(filesUnder(user.dataDir).some((path) => readFileSync(path, 'utf8').includes('"status":"error"'))).toBe(true);
+        expect(filesUnder(ctx.user.dataDir).some((path) => readFileSync(path, 'utf8').includes('"status":"error"'))).toBe(true);
         expectNoKeyOnDisk();
       } finally {
         await echoing.close();
@@ -248,7 +235,7 @@ for (const source of ['env', 'config'] as const) {
       { model: 'echo-stream-error', args: [] as string[], label: 'an error event inside a 200 stream' },
       { model: 'echo-200-error', args: ['--no-stream'], label: 'a 200 JSON body that is an error' },
     ]) {
-      it(`a gateway that echoes the key back in ${inBand.label} never gets it shown or saved`, async () => {
+      it(`a ctx.gateway that echoes the key back in ${inBand.label} never gets it shown or saved`, async () => {
         const env = await giveKey(source);
         const echoing = await loopback(echoTheKey);
         try {
@@ -281,7 +268,7 @@ for (const source of ['env', 'config'] as const) {
         // The one place the key is stored: the config file, 0600 in a 0700 directory.
         expect(readFileSync(configFile(), 'utf8')).toContain(KEY);
         expect(statSync(configFile()).mode & 0o777).toBe(0o600);
-        expect(statSync(user.configDir).mode & 0o777).toBe(0o700);
+        expect(statSync(ctx.user.configDir).mode & 0o777).toBe(0o700);
       }
     });
   });
@@ -289,17 +276,17 @@ for (const source of ['env', 'config'] as const) {
 
 describe('-H carrying the key', () => {
   it('an Authorization header given with -H is redacted in --verbose and in errors that echo it', async () => {
-    const ok = await runCli(['--base-url', base, '-m', 'echo', '-H', `Authorization: Bearer ${KEY}`, '--verbose', 'hi'], { env: user.env() });
+    const ok = await runCli(['--base-url', ctx.base, '-m', 'echo', '-H', `Authorization: Bearer ${KEY}`, '--verbose', 'hi'], { env: ctx.user.env() });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain('gatechat: > Authorization: Bearer [redacted]');
     expectNoKey(ok);
-    expect(gateway.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(ctx.gateway.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
 
     const echoing = await loopback(echoTheKey);
     try {
       for (const model of ['echo-401', 'echo-500', 'echo-html']) {
         const result = await runCli(['--base-url', echoing.url, '-m', model, '--retries', '0', '-H', `Authorization: Bearer ${KEY}`, '--verbose', 'hi'], {
-          env: user.env(),
+          env: ctx.user.env(),
         });
         expect(result.code).not.toBe(0);
         expectNoKey(result);
@@ -314,16 +301,16 @@ describe('-H carrying the key', () => {
 
 describe('file modes', () => {
   it('config file 0600 in a 0700 dir; conversation files 0600 in 0700 dirs', async () => {
-    const set = await runCli(['config', 'set', 'model', 'echo'], { env: user.env() });
+    const set = await runCli(['config', 'set', 'model', 'echo'], { env: ctx.user.env() });
     expect(set.code, set.stderr).toBe(0);
     expect(statSync(configFile()).mode & 0o777).toBe(0o600);
-    expect(statSync(user.configDir).mode & 0o777).toBe(0o700);
+    expect(statSync(ctx.user.configDir).mode & 0o777).toBe(0o700);
 
-    const run = await runCli(['--base-url', base, 'hi'], { env: { ...user.env(), GATECHAT_API_KEY: KEY } });
+    const run = await runCli(['--base-url', ctx.base, 'hi'], { env: { ...ctx.user.env(), GATECHAT_API_KEY: KEY } });
     expect(run.code, run.stderr).toBe(0);
-    const dirs = [user.dataDir, join(user.dataDir, 'conversations')];
+    const dirs = [ctx.user.dataDir, join(ctx.user.dataDir, 'conversations')];
     for (const dir of dirs) expect(statSync(dir).mode & 0o777, dir).toBe(0o700);
-    const files = filesUnder(user.dataDir);
+    const files = filesUnder(ctx.user.dataDir);
     expect(files.length).toBeGreaterThan(0);
     for (const path of files) expect(statSync(path).mode & 0o777, path).toBe(0o600);
   });
@@ -334,17 +321,17 @@ describe('redirects', () => {
   // another origin (scheme, host or port differ) it drops the key (Authorization / x-api-key) and
   // every -H header, says so under --verbose, and goes on without credentials. Same-origin hops keep them.
   it('a 307 to another origin is followed without the key or -H headers; the first origin got them', async () => {
-    const target = gateway; // the second origin: the dev gateway, on its own port
+    const target = ctx.gateway; // the second origin: the dev ctx.gateway, on its own port
     const first = await loopback((req, res) => {
       res.writeHead(307, { location: `${target.url}${req.url}` });
       res.end();
     });
     try {
       for (const auth of ['bearer', 'x-api-key']) {
-        gateway.requests.length = 0;
+        ctx.gateway.requests.length = 0;
         first.seen.length = 0;
         const result = await runCli(['--base-url', first.url, '-m', 'echo', '--auth', auth, '-H', 'X-Team-Token: tt-private', '--verbose', 'moved'], {
-          env: { ...user.env(), GATECHAT_API_KEY: KEY },
+          env: { ...ctx.user.env(), GATECHAT_API_KEY: KEY },
         });
         expect(result.code, result.stderr).toBe(0);
         expect(result.stdout).toBe('moved\n');
@@ -355,8 +342,8 @@ describe('redirects', () => {
         expect(first.seen[0]!.authorization ?? first.seen[0]!['x-api-key']).toContain(KEY);
         expect(first.seen[0]!['x-team-token']).toBe('tt-private');
         // … the second saw none of them.
-        expect(gateway.requests).toHaveLength(1);
-        const headers = gateway.requests[0]!.headers;
+        expect(ctx.gateway.requests).toHaveLength(1);
+        const headers = ctx.gateway.requests[0]!.headers;
         expect(headers.authorization).toBeUndefined();
         expect(headers['x-api-key']).toBeUndefined();
         expect(headers['x-team-token']).toBeUndefined();
@@ -385,7 +372,7 @@ describe('redirects', () => {
       );
     });
     try {
-      const result = await runCli(['--base-url', server.url, '-m', 'm', '--no-stream', 'hi'], { env: { ...user.env(), GATECHAT_API_KEY: KEY } });
+      const result = await runCli(['--base-url', server.url, '-m', 'm', '--no-stream', 'hi'], { env: { ...ctx.user.env(), GATECHAT_API_KEY: KEY } });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe('same origin\n');
       expect(server.seen).toHaveLength(2);
@@ -400,9 +387,9 @@ describe('plain http', () => {
   // The warning for a non-loopback host is unit-tested in test/transport/plain-http-warning.test.ts:
   // tests never send traffic beyond 127.0.0.1.
   it('no warning for a key over http to 127.0.0.1', async () => {
-    const result = await runCli(['--base-url', base, '-m', 'echo', '--no-save', 'hi'], { env: { ...user.env(), GATECHAT_API_KEY: KEY } });
+    const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '--no-save', 'hi'], { env: { ...ctx.user.env(), GATECHAT_API_KEY: KEY } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/plain http|warning/i);
-    expect(gateway.requests).toHaveLength(1);
+    expect(ctx.gateway.requests).toHaveLength(1);
   });
 });

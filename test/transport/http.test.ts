@@ -1,21 +1,13 @@
 import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpError, NetworkError, StreamInterruptedError } from '../../src/transport/errors.js';
 import { errors as undiciErrors } from 'undici';
 import { isAbortError, plainHttpWarning, preHeaderError, sendRequest, type HttpRequest } from '../../src/transport/http.js';
-import { connection, failure, json, serve, sleep, type Loopback } from './loopback.js';
+import { connection, failure, json, useLoopbackServers, sleep } from './loopback.js';
 
-const servers: Loopback[] = [];
-async function server(handler: Parameters<typeof serve>[0]): Promise<Loopback> {
-  const s = await serve(handler);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = useLoopbackServers();
 
 async function text(req: HttpRequest): Promise<string> {
   return (await sendRequest(req)).text();

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Connection } from '../../src/transport/http.js';
@@ -19,6 +20,19 @@ export interface Loopback {
 type Handler = (req: IncomingMessage, res: ServerResponse, recorded: Recorded, index: number) => void | Promise<void>;
 
 /** A small loopback server that records every request and lets each test script the answer. */
+/** Loopback servers for one test file, all closed after each test. */
+export function useLoopbackServers(): (handler: Handler) => Promise<Loopback> {
+  const servers: Loopback[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const s = await serve(handler);
+    servers.push(s);
+    return s;
+  };
+}
+
 export async function serve(handler: Handler): Promise<Loopback> {
   const requests: Recorded[] = [];
   const sockets = new Set<Socket>();
