@@ -1,5 +1,5 @@
 import type { ChatEvent, SseMessage, Termination } from './events.js';
-import { errorEvent, parseData, preview, WarningLog, type ProtocolDecoder } from './decoder-support.js';
+import { errorEvent, objectData, WarningLog, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
 
@@ -31,17 +31,16 @@ class MessagesDecoder implements ProtocolDecoder {
   push(message: SseMessage): ChatEvent[] {
     if (this.#ended) return [];
     if (message.data.trim() === '') return [];
-    const parsed = message.event === 'error' ? tryParseJson(message.data) : undefined;
-    if (parsed !== undefined && !parsed.ok) {
-      this.#sawError = true;
-      return [errorEvent(message.data)];
+    if (message.event === 'error') {
+      // An error event is an error whatever its payload looks like; never skip it as malformed.
+      const parsed = tryParseJson(message.data);
+      if (!parsed.ok || !isRecord(parsed.value)) {
+        this.#sawError = true;
+        return [errorEvent(parsed.ok ? parsed.value : message.data)];
+      }
     }
-    const data = parsed !== undefined && parsed.ok ? parsed.value : parseData(message, this.#warnings);
-    if (data === undefined) return [];
-    if (!isRecord(data)) {
-      this.#warnings.add(`skipped SSE data that is not a JSON object: ${preview(message.data)}`);
-      return [];
-    }
+    const data = objectData(message, this.#warnings);
+    if (!data) return [];
     const type = typeof data.type === 'string' ? data.type : message.event;
     return this.#dispatch(type, data);
   }

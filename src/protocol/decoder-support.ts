@@ -1,6 +1,6 @@
 import type { ChatEvent, SseMessage, StreamDecoder } from './events.js';
 import { describeStreamError } from './error-body.js';
-import { tryParseJson } from './json.js';
+import { isRecord, tryParseJson, type JsonObject } from './json.js';
 
 /**
  * A StreamDecoder that also says what it skipped (malformed `data:` lines, non-object payloads),
@@ -40,6 +40,15 @@ export function parseData(message: SseMessage, warnings: WarningLog): unknown {
   const parsed = tryParseJson(message.data);
   if (parsed.ok) return parsed.value;
   warnings.add(`skipped malformed SSE data (not JSON): ${preview(message.data)}`);
+  return undefined;
+}
+
+/** A `data:` payload that must be a JSON object; anything else is skipped with a warning. */
+export function objectData(message: SseMessage, warnings: WarningLog): JsonObject | undefined {
+  const data = parseData(message, warnings);
+  if (data === undefined) return undefined;
+  if (isRecord(data)) return data;
+  warnings.add(`skipped SSE data that is not a JSON object: ${preview(message.data)}`);
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import type { ChatEvent, SseMessage, Termination } from './events.js';
-import { errorEvent, parseData, preview, WarningLog, type ProtocolDecoder } from './decoder-support.js';
+import { errorEvent, objectData, WarningLog, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
 
@@ -42,13 +42,8 @@ class ChatDecoder implements ProtocolDecoder {
       return [errorEvent(parsed.ok ? parsed.value : message.data)];
     }
     if (data === '') return [];
-    const chunk = parseData(message, this.#warnings);
-    if (chunk === undefined) return [];
-    if (!isRecord(chunk)) {
-      this.#warnings.add(`skipped SSE data that is not a JSON object: ${preview(message.data)}`);
-      return [];
-    }
-    return this.#chunk(chunk);
+    const chunk = objectData(message, this.#warnings);
+    return chunk ? this.#chunk(chunk) : [];
   }
 
   finish(): { events: ChatEvent[]; termination: Termination } {
