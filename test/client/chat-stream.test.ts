@@ -158,6 +158,16 @@ describe('streamChat over Chat Completions SSE', () => {
   });
 });
 
+describe('invalid UTF-8 inside a stream', () => {
+  it('bytes that are not UTF-8 become U+FFFD in the text; the rest of the answer is intact', async () => {
+    const [before, after] = [`data: {"choices":[{"index":0,"delta":{"content":"ab`, `cd"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`];
+    const s = await server(async (_q, res) => writeSse(res, [Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]));
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('ab\uFFFD\uFFFDcd');
+    expect(outcome.termination).toBe('end_marker');
+  });
+});
+
 describe('streamChat over Messages SSE', () => {
   it('decodes an Anthropic stream with ping events and x-api-key auth', async () => {
     const ev = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
