@@ -64,11 +64,11 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     const log = opts.log && ((line: string) => opts.log!(redactSecrets(line, secrets)));
     switch (kind) {
       case 'sse': {
-        const termination = yield* redactErrors(decodeStream(response, protocol.createDecoder(), log), secrets);
+        const termination = yield* decodeStream(response, protocol.createDecoder(), log, secrets);
         return { ...outcome, termination };
       }
       case 'json': {
-        const termination = yield* redactErrors(decodeJson(response, protocol, secrets), secrets);
+        const termination = yield* decodeJson(response, protocol, secrets);
         return { ...outcome, termination };
       }
       case 'html':
@@ -114,13 +114,14 @@ async function* decodeStream(
   response: HttpResponse,
   decoder: ProtocolDecoder,
   log: ((line: string) => void) | undefined,
+  secrets: string[],
 ): AsyncGenerator<ChatEvent, Termination, void> {
   const pending: ChatEvent[] = [];
   const parser = createParser({
     onEvent(message) {
       // Anything after the end marker (a trailing [DONE], a proxy's footer) is not part of the answer.
       if (decoder.ended) return;
-      for (const event of decoder.push({ event: message.event, data: message.data })) pending.push(event);
+      for (const event of decoder.push({ event: message.event, data: message.data })) pending.push(redactError(event, secrets));
     },
     onComment() {
       // Keep-alive: the idle timer is per received chunk, so it already counted as activity.
@@ -148,20 +149,13 @@ async function* decodeStream(
   }
   const finished = decoder.finish();
   flushWarnings();
-  for (const event of finished.events) yield event;
+  for (const event of finished.events) yield redactError(event, secrets);
   return finished.termination;
 }
 
-async function* redactErrors(
-  events: AsyncGenerator<ChatEvent, Termination, void>,
-  secrets: string[],
-): AsyncGenerator<ChatEvent, Termination, void> {
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-    const event = step.value;
-    yield event.type === 'error' ? { ...event, message: redactSecrets(event.message, secrets) } : event;
-  }
+/** Error messages a gateway sends with a 200 can echo credentials back: never show or save them. */
+function redactError(event: ChatEvent, secrets: string[]): ChatEvent {
+  return event.type === 'error' ? { ...event, message: redactSecrets(event.message, secrets) } : event;
 }
 
 async function* decodeJson(response: HttpResponse, protocol: Protocol, secrets: string[]): AsyncGenerator<ChatEvent, Termination, void> {
@@ -180,7 +174,7 @@ async function* decodeJson(response: HttpResponse, protocol: Protocol, secrets: 
   let sawError = false;
   for (const event of protocol.parseResponse(parsed)) {
     if (event.type === 'error') sawError = true;
-    yield event;
+    yield redactError(event, secrets);
   }
   return sawError ? 'error' : 'end_marker';
 }
