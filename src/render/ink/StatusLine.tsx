@@ -16,5 +16,10 @@ export function statusText(settings: SessionSettings, last: LastAnswer | null): 
 
 export function StatusLine({ settings, last, notice, color }: { settings: SessionSettings; last: LastAnswer | null; notice: string | null; color: boolean }) {
   if (notice) return <Text color={color ? 'yellow' : undefined}>{` ${notice}`}</Text>;
-  return <Text dimColor>{` ${statusText(settings, last)}`}</Text>;
+  // One line whatever the width: a wrapped status line would push the input box around on resize.
+  return (
+    <Text dimColor wrap="truncate-end">
+      {` ${statusText(settings, last)}`}
+    </Text>
+  );
 }
