@@ -1,5 +1,5 @@
 import type { ChatEvent, SseMessage, Termination } from './events.js';
-import { errorEvent, objectData, WarningLog, type ProtocolDecoder } from './decoder-support.js';
+import { DecoderBase, errorEvent, objectData, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
 
@@ -11,35 +11,23 @@ type Block =
   | { kind: 'ignored' };
 
 /** Messages SSE → ChatEvents. Dispatches on `data.type`: some gateways send no `event:` lines. */
-class MessagesDecoder implements ProtocolDecoder {
-  readonly #warnings = new WarningLog();
+class MessagesDecoder extends DecoderBase {
   readonly #blocks = new Map<number, Block>();
   #usage: JsonObject = {};
-  #ended = false;
-  #sawError = false;
-  #sawModel = false;
   #stopReason: string | null = null;
 
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  get warnings(): readonly string[] {
-    return this.#warnings.list;
-  }
-
   push(message: SseMessage): ChatEvent[] {
-    if (this.#ended) return [];
+    if (this.isEnded) return [];
     if (message.data.trim() === '') return [];
     if (message.event === 'error') {
       // An error event is an error whatever its payload looks like; never skip it as malformed.
       const parsed = tryParseJson(message.data);
       if (!parsed.ok || !isRecord(parsed.value)) {
-        this.#sawError = true;
+        this.sawError = true;
         return [errorEvent(parsed.ok ? parsed.value : message.data)];
       }
     }
-    const data = objectData(message, this.#warnings);
+    const data = objectData(message, this.warningLog);
     if (!data) return [];
     const type = typeof data.type === 'string' ? data.type : message.event;
     return this.#dispatch(type, data);
@@ -56,8 +44,8 @@ class MessagesDecoder implements ProtocolDecoder {
   }
 
   #termination(): Termination {
-    if (this.#sawError) return 'error';
-    if (this.#ended) return 'end_marker';
+    if (this.sawError) return 'error';
+    if (this.isEnded) return 'end_marker';
     if (this.#stopReason !== null) return 'finish_then_eof';
     return 'truncated';
   }
@@ -77,10 +65,10 @@ class MessagesDecoder implements ProtocolDecoder {
       case 'message_delta':
         return this.#messageDelta(data);
       case 'message_stop':
-        this.#ended = true;
+        this.isEnded = true;
         return [];
       case 'error':
-        this.#sawError = true;
+        this.sawError = true;
         return [errorEvent(data)];
       default:
         // `ping` and event types added after this was written.
@@ -92,8 +80,8 @@ class MessagesDecoder implements ProtocolDecoder {
     const events: ChatEvent[] = [];
     const message = isRecord(data.message) ? data.message : {};
     const model = nonEmptyString(message.model);
-    if (model !== null && !this.#sawModel) {
-      this.#sawModel = true;
+    if (model !== null && !this.sawModel) {
+      this.sawModel = true;
       events.push({ type: 'model', model });
     }
     if (isRecord(message.usage)) events.push(this.#mergeUsage(message.usage));

@@ -1,4 +1,4 @@
-import type { ChatEvent, SseMessage, StreamDecoder } from './events.js';
+import type { ChatEvent, SseMessage, StreamDecoder, Termination } from './events.js';
 import { describeStreamError } from './error-body.js';
 import { isRecord, tryParseJson, type JsonObject } from './json.js';
 
@@ -29,6 +29,25 @@ export class WarningLog {
     if (this.#dropped === 1) this.list.push(summary);
     else this.list[this.list.length - 1] = summary;
   }
+}
+
+/** What both interfaces' decoders track the same way: the end marker, errors, the model, skips. */
+export abstract class DecoderBase implements ProtocolDecoder {
+  protected readonly warningLog = new WarningLog();
+  protected isEnded = false;
+  protected sawError = false;
+  protected sawModel = false;
+
+  get ended(): boolean {
+    return this.isEnded;
+  }
+
+  get warnings(): readonly string[] {
+    return this.warningLog.list;
+  }
+
+  abstract push(message: SseMessage): ChatEvent[];
+  abstract finish(): { events: ChatEvent[]; termination: Termination };
 }
 
 export function preview(data: string): string {

@@ -1,5 +1,5 @@
 import type { ChatEvent, SseMessage, Termination } from './events.js';
-import { errorEvent, objectData, WarningLog, type ProtocolDecoder } from './decoder-support.js';
+import { DecoderBase, errorEvent, objectData, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
 
@@ -10,39 +10,27 @@ interface PendingToolCall {
 }
 
 /** Chat Completions SSE → ChatEvents, tolerant of every quirk in fixtures/recorded/openai-chat. */
-class ChatDecoder implements ProtocolDecoder {
-  readonly #warnings = new WarningLog();
+class ChatDecoder extends DecoderBase {
   // Keyed by the delta's `index`, not its array position: gateways start at 1 or skip numbers.
   readonly #tools = new Map<number, PendingToolCall>();
   #toolsFlushed = false;
-  #ended = false;
-  #sawError = false;
-  #sawModel = false;
   #finishRaw: string | null = null;
-
-  get ended(): boolean {
-    return this.#ended;
-  }
-
-  get warnings(): readonly string[] {
-    return this.#warnings.list;
-  }
 
   push(message: SseMessage): ChatEvent[] {
     // Once [DONE] arrived the client stops reading; anything after it is not part of the answer.
-    if (this.#ended) return [];
+    if (this.isEnded) return [];
     const data = message.data.trim();
     if (data === '[DONE]') {
-      this.#ended = true;
+      this.isEnded = true;
       return this.#flushTools();
     }
     if (message.event === 'error') {
-      this.#sawError = true;
+      this.sawError = true;
       const parsed = tryParseJson(message.data);
       return [errorEvent(parsed.ok ? parsed.value : message.data)];
     }
     if (data === '') return [];
-    const chunk = objectData(message, this.#warnings);
+    const chunk = objectData(message, this.warningLog);
     return chunk ? this.#chunk(chunk) : [];
   }
 
@@ -52,8 +40,8 @@ class ChatDecoder implements ProtocolDecoder {
   }
 
   #termination(): Termination {
-    if (this.#sawError) return 'error';
-    if (this.#ended) return 'end_marker';
+    if (this.sawError) return 'error';
+    if (this.isEnded) return 'end_marker';
     if (this.#finishRaw !== null) return 'finish_then_eof';
     return 'truncated';
   }
@@ -61,13 +49,13 @@ class ChatDecoder implements ProtocolDecoder {
   #chunk(chunk: JsonObject): ChatEvent[] {
     const events: ChatEvent[] = [];
     const model = nonEmptyString(chunk.model);
-    if (model !== null && !this.#sawModel) {
-      this.#sawModel = true;
+    if (model !== null && !this.sawModel) {
+      this.sawModel = true;
       events.push({ type: 'model', model });
     }
     // OpenRouter puts `error` next to normal fields (and usage) in the same chunk: read both.
     if (chunk.error !== undefined && chunk.error !== null) {
-      this.#sawError = true;
+      this.sawError = true;
       events.push(errorEvent(chunk.error));
     }
     if (Array.isArray(chunk.choices)) {
@@ -132,7 +120,7 @@ class ChatDecoder implements ProtocolDecoder {
         arguments: parseToolArguments(call.args.join('')),
       }));
     // Some providers (kimi-k2 via Novita) never send a finish_reason after tool calls.
-    if (this.#finishRaw === null && this.#ended && !this.#sawError) {
+    if (this.#finishRaw === null && this.isEnded && !this.sawError) {
       events.push({ type: 'finish', reason: 'tool_calls', raw: null });
     }
     return events;
