@@ -3,21 +3,12 @@
 // (src/render/output.ts), so gatechat reads the socket only as fast as stdout is consumed. Memory is
 // measured by bench/memory.mjs, never asserted here (tests never assert on time or memory).
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { describe, expect, it } from 'vitest';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { bigTokens, joinTokens } from '../../src/gateway/text.js';
-import { binPath, makeUserDirs } from '../helpers/cli.js';
+import { binPath } from '../helpers/cli.js';
 
-let gateway: RunningGateway;
-const user = makeUserDirs();
-
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-});
-afterAll(async () => {
-  await gateway.close();
-  user.cleanup();
-});
+const ctx = useGatewayAndUser({ userPer: 'file' });
 
 interface SlowRun {
   code: number | null;
@@ -33,7 +24,7 @@ interface SlowRun {
  * the next `everyMs` tick. `stopAfter`: the reader goes away (closes its end) after that many bytes.
  */
 function runWithSlowReader(args: string[], opts: { chunk: number; everyMs: number; stopAfter?: number }): Promise<SlowRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...user.env() };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...ctx.user.env() };
   for (const key of Object.keys(env)) if (key.startsWith('GATECHAT_') && !/_(CONFIG|DATA)_DIR$/.test(key)) delete env[key];
   const child = spawn(process.execPath, [binPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
@@ -76,14 +67,14 @@ const MiB = 1024 * 1024;
 describe('a slow reader on stdout', () => {
   for (const api of ['chat', 'messages'] as const) {
     it(`big-20 on ${api}: every byte arrives, in order, exit 0`, async () => {
-      const result = await runWithSlowReader(['--base-url', `${gateway.url}/v1`, '-m', 'big-20', '--api', api, '--no-save', 'x'], {
+      const result = await runWithSlowReader(['--base-url', `${ctx.gateway.url}/v1`, '-m', 'big-20', '--api', api, '--no-save', 'x'], {
         chunk: 128 * 1024,
         everyMs: 10,
       });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout.length).toBe(20 * MiB + 1);
-      // exactly the text the gateway sent, plus the final newline the pipe renderer adds
+      // exactly the text the ctx.gateway sent, plus the final newline the pipe renderer adds
       expect(result.stdout.equals(Buffer.from(`${joinTokens(bigTokens(20))}\n`))).toBe(true);
       // the reader did hold gatechat back, many times over
       expect(result.pauses).toBeGreaterThan(100);
@@ -93,7 +84,7 @@ describe('a slow reader on stdout', () => {
   // `gatechat … | head -c 100`: the next write fails with EPIPE; the run stops the answer and ends
   // quietly with exit 0, like other CLI tools (the reader chose to stop reading).
   it('a reader that goes away mid-answer ends the run quietly with exit 0', async () => {
-    const result = await runWithSlowReader(['--base-url', `${gateway.url}/v1`, '-m', 'big-20', '--no-save', 'x'], {
+    const result = await runWithSlowReader(['--base-url', `${ctx.gateway.url}/v1`, '-m', 'big-20', '--no-save', 'x'], {
       chunk: 64 * 1024,
       everyMs: 10,
       stopAfter: 64 * 1024,

@@ -2,19 +2,11 @@
 // is 130 / 143, and the saved conversation holds the partial answer marked cancelled.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { runCli } from '../helpers/cli.js';
 
-let gateway: RunningGateway;
-const user = makeUserDirs();
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-});
-afterAll(async () => {
-  await gateway.close();
-  user.cleanup();
-});
+const ctx = useGatewayAndUser({ userPer: 'file' });
 
 function interruptAfterFirstWords(signal: NodeJS.Signals) {
   return (child: import('node:child_process').ChildProcess) => {
@@ -30,8 +22,8 @@ describe('signals in one-shot', () => {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     for (const api of ['chat', 'messages']) {
       it(`${signal} on ${api}: exit ${code}, partial text kept on stdout and recorded as cancelled`, async () => {
-        const result = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'slow-100', '--api', api, 'go'], {
-          env: user.env(),
+        const result = await runCli(['--base-url', `${ctx.gateway.url}/v1`, '-m', 'slow-100', '--api', api, 'go'], {
+          env: ctx.user.env(),
           onSpawn: interruptAfterFirstWords(signal),
         });
         expect(result.code, result.stderr).toBe(code);
@@ -40,7 +32,7 @@ describe('signals in one-shot', () => {
         expect(words.length).toBeLessThan(50);
         expect(result.stderr).toMatch(signal === 'SIGINT' ? /interrupted/ : /terminated/);
 
-        const dir = join(user.dataDir, 'conversations');
+        const dir = join(ctx.user.dataDir, 'conversations');
         const newest = readdirSync(dir).sort().at(-1)!;
         const records = readFileSync(join(dir, newest), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
         const answer = records.at(-1);

@@ -6,25 +6,33 @@ export interface GatewayAndUser {
   gateway: RunningGateway;
   /** `${gateway.url}/v1`, what users pass as --base-url */
   base: string;
-  /** A fresh HOME, config dir and data dir for each test. */
+  /** An isolated HOME, config dir and data dir. */
   user: ReturnType<typeof makeUserDirs>;
 }
 
 /**
  * One dev gateway for the test file (its request log emptied before each test) and an isolated
- * user per test. Read the fields inside tests and hooks: they are set by the hooks.
+ * user: a fresh one per test (default), or one for the whole file. Read the fields inside tests
+ * and hooks: the hooks set them.
  */
-export function useGatewayAndUser(): GatewayAndUser {
+export function useGatewayAndUser(options: { userPer?: 'test' | 'file' } = {}): GatewayAndUser {
   const context = {} as GatewayAndUser;
+  const perFile = options.userPer === 'file';
   beforeAll(async () => {
     context.gateway = await startGateway({ port: 0 });
     context.base = `${context.gateway.url}/v1`;
+    if (perFile) context.user = makeUserDirs();
   });
-  afterAll(() => context.gateway.close());
+  afterAll(async () => {
+    await context.gateway.close();
+    if (perFile) context.user.cleanup();
+  });
   beforeEach(() => {
-    context.user = makeUserDirs();
+    if (!perFile) context.user = makeUserDirs();
     context.gateway.requests.length = 0;
   });
-  afterEach(() => context.user.cleanup());
+  afterEach(() => {
+    if (!perFile) context.user.cleanup();
+  });
   return context;
 }
