@@ -295,7 +295,7 @@ export class ConversationStore {
  * interfaces expect user and assistant to alternate. Tool calls and reasoning are not sent back:
  * a tool call without its tool result is rejected by Chat Completions.
  */
-export function toContextMessages(turns: ReadonlyArray<StoredTurn>): ChatMessage[] {
+export function toContextMessages(turns: ReadonlyArray<{ user: string; assistant: { content: string } | null }>): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const push = (message: ChatMessage) => {
     const previous = messages[messages.length - 1];

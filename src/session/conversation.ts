@@ -1,11 +1,11 @@
-import type { ChatEvent, ChatMessage, ChatResult, ToolDefinition } from '../protocol/events.js';
+import type { ChatEvent, ChatMessage, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type StreamOutcome } from '../client/chat-stream.js';
 import type { Connection } from '../transport/http.js';
 import { isAbortError } from '../transport/http.js';
 import { ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
-import type { ConversationStore } from './conversation-store.js';
+import type { ConversationStore, StoredTurn } from './conversation-store.js';
 import { toContextMessages } from './conversation-store.js';
 import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
 
@@ -40,8 +40,8 @@ class GatewayConversation implements Conversation {
   settings: SessionSettings;
   cid: string | null;
   turns: FinishedTurn[] = [];
-  /** Prior turns loaded from disk (-c / --cid), already in the form they are sent back. */
-  private priorContext: ChatMessage[] = [];
+  /** Prior turns loaded from disk (-c / --cid). */
+  private priorTurns: StoredTurn[] = [];
   private maxTokensField: 'max_tokens' | 'max_completion_tokens';
 
   constructor(private readonly deps: ConversationDeps) {
@@ -49,7 +49,7 @@ class GatewayConversation implements Conversation {
     this.maxTokensField = deps.maxTokensField;
     this.cid = deps.cid ?? null;
     if (deps.cid && deps.store) {
-      this.priorContext = toContextMessages(deps.store.load(deps.cid).turns);
+      this.priorTurns = deps.store.load(deps.cid).turns;
     }
   }
 
@@ -59,7 +59,7 @@ class GatewayConversation implements Conversation {
 
   clear(): void {
     this.turns = [];
-    this.priorContext = [];
+    this.priorTurns = [];
     this.cid = null;
   }
 
@@ -75,14 +75,11 @@ class GatewayConversation implements Conversation {
 
   /** What goes to the gateway: prior turns, then each answer exactly as far as it arrived. */
   private contextFor(prompt: string): ChatMessage[] {
-    const messages: ChatMessage[] = [...this.priorContext];
-    for (const turn of this.turns) {
-      messages.push({ role: 'user', content: turn.prompt });
-      // Reasoning is never sent back; an empty (failed before any text) answer is left out.
-      if (turn.result.text) messages.push({ role: 'assistant', content: turn.result.text });
-    }
-    messages.push({ role: 'user', content: prompt });
-    return mergeConsecutiveUserTurns(messages);
+    return toContextMessages([
+      ...this.priorTurns,
+      ...this.turns.map((turn) => ({ user: turn.prompt, assistant: { content: turn.result.text } })),
+      { user: prompt, assistant: null },
+    ]);
   }
 
   private ensureCid(): string | null {
@@ -150,7 +147,7 @@ class GatewayConversation implements Conversation {
 
     const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
     if (outcome) this.maxTokensField = outcome.maxTokensField;
-    const result = acc.result({ api: settings.api, cid, outcome: outcomeFor(status) });
+    const result = acc.result({ api: settings.api, cid, outcome: status });
     const timings = { firstTokenMs, totalMs: Date.now() - started };
 
     this.turns.push({ prompt, result, status });
@@ -237,22 +234,3 @@ function classifyEnding(
   }
 }
 
-function outcomeFor(status: TurnStatus): 'complete' | 'error' | 'cancelled' | 'interrupted' {
-  return status;
-}
-
-/** Gateways reject two user turns in a row on some models; a turn whose answer never came is merged. */
-function mergeConsecutiveUserTurns(messages: ChatMessage[]): ChatMessage[] {
-  const merged: ChatMessage[] = [];
-  for (const message of messages) {
-    const previous = merged[merged.length - 1];
-    if (previous && previous.role === 'user' && message.role === 'user') {
-      merged[merged.length - 1] = { ...previous, content: `${previous.content}\n\n${message.content}` };
-    } else {
-      merged.push(message);
-    }
-  }
-  return merged;
-}
-
-export type { ChatResult };
