@@ -14,23 +14,12 @@ import {
   parseTemperature,
 } from '../config/keys.js';
 import type { RawChatOptions } from './program.js';
+import type { SettingsFlags } from '../config/settings.js';
 
 /** Flags after validation: only what the user actually passed is set (so config can fill the rest). */
-export interface ChatFlags {
-  model?: string;
-  temperature?: number;
-  maxTokens?: number;
-  stream?: boolean;
+export interface ChatFlags extends SettingsFlags {
+  /** The system prompt is per invocation, not a stored setting. */
   system?: string;
-  api?: 'chat' | 'messages';
-  baseUrl?: string;
-  auth?: 'bearer' | 'x-api-key';
-  headers?: Record<string, string>;
-  timeoutS?: number;
-  connectTimeoutS?: number;
-  retries?: number;
-  save?: boolean;
-  profile?: string;
 }
 
 export interface ChatModeOptions {
