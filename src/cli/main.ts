@@ -33,8 +33,7 @@ function buildProgram(): Command {
     run(async () => {
       const options = validateChatOptions(raw, command);
       verbose = options.verbose;
-      const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
-      return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
+      return runChatOrOneShot(options, prompt);
     }),
   );
 
@@ -152,11 +151,17 @@ function buildProgram(): Command {
       const options = validateChatOptions(raw, command);
       verbose = options.verbose;
       const { runDemo } = await import('./commands/demo.js');
-      return runDemo(options, prompt, io, { runChat, runOneShot });
+      return runDemo(options, prompt, io, runChatOrOneShot);
     }),
   );
 
   return program;
+}
+
+/** The mode, decided here only: no prompt with terminals on both ends is a chat; anything else one turn. */
+function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Promise<number> {
+  const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
+  return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
 }
 
 async function runChat(options: ChatModeOptions, firstPrompt: string | undefined): Promise<number> {

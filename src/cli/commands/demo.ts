@@ -1,16 +1,14 @@
 import type { Io } from '../context.js';
 import type { ChatModeOptions } from '../flags.js';
 
-interface Runners {
-  runChat(options: ChatModeOptions, firstPrompt: string | undefined): Promise<number>;
-  runOneShot(options: ChatModeOptions, prompt: string[], io: Io): Promise<number>;
-}
+/** main.ts's mode decision (chat or one turn), applied to the demo's settings. */
+type Run = (options: ChatModeOptions, prompt: string[]) => Promise<number>;
 
 /**
  * `gatechat demo`: the dev gateway in-process on a free loopback port, so a new user sees the whole
  * tool work with no account. The user's own config and key are never used (nor sent) here.
  */
-export async function runDemo(options: ChatModeOptions, prompt: string[], io: Io, runners: Runners): Promise<number> {
+export async function runDemo(options: ChatModeOptions, prompt: string[], io: Io, run: Run): Promise<number> {
   const { startGateway } = await import('../../gateway/server.js');
   const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
   const demoOptions: ChatModeOptions = {
@@ -29,8 +27,7 @@ export async function runDemo(options: ChatModeOptions, prompt: string[], io: Io
     );
   }
   try {
-    const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
-    return interactive ? await runners.runChat(demoOptions, undefined) : await runners.runOneShot(demoOptions, prompt, io);
+    return await run(demoOptions, prompt);
   } finally {
     await gateway.close();
   }
