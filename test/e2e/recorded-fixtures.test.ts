@@ -1,17 +1,15 @@
 // Every recorded gateway response, served over loopback HTTP and run through the built binary with
 // --json: the reconstruction must match expected.json — also re-chunked at random byte boundaries
 // and with CRLF line endings. Error bodies must give the SPEC §4 exit code and the gateway's message.
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir, makeUserDirs, runCli } from '../helpers/cli.js';
+import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { fixturesDir, listFixtures, readExpected } from '../helpers/fixtures.js';
 import { startReplayServer } from '../helpers/replay-server.js';
 
 type Expected = Record<string, any>;
-const expectedAll: Record<string, Expected> = JSON.parse(readFileSync(join(fixturesDir, 'expected.json'), 'utf8'));
-const files = ['openai-chat', 'anthropic-messages'].flatMap((dir) =>
-  readdirSync(join(fixturesDir, dir)).map((name) => `${dir}/${name}`),
-);
+const expectedAll: Record<string, Expected> = readExpected();
+const files = listFixtures();
 
 let server: Awaited<ReturnType<typeof startReplayServer>>;
 const user = makeUserDirs();

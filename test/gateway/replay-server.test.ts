@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir } from '../helpers/cli.js';
-import { chunkSizes, startReplayServer } from '../helpers/replay-server.js';
+import { chunkSizes, fixturesDir } from '../helpers/fixtures.js';
+import { startReplayServer } from '../helpers/replay-server.js';
 
 let server: Awaited<ReturnType<typeof startReplayServer>>;
 beforeAll(async () => {

@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 export const binPath = join(repoRoot, 'bin', 'gatechat.js');
-export const fixturesDir = resolve(repoRoot, '..', 'shared', 'fixtures', 'recorded');
 
 export interface CliResult {
   code: number | null;

@@ -10,6 +10,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import type { RecordedRequest } from '../../src/gateway/types.js';
 
 export type { RecordedRequest } from '../../src/gateway/types.js';
+import { chunkSizes, toCrlf } from './fixtures.js';
 
 export interface ReplayFixture {
   /** Absolute path of the recording. */
@@ -30,42 +31,17 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-/** mulberry32: tiny, seedable, good enough to scatter chunk boundaries. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Piece sizes (1..maxChunk) covering `length` bytes, the same for the same seed. */
-export function chunkSizes(length: number, seed: number, maxChunk: number): number[] {
-  const random = seededRandom(seed);
-  const sizes: number[] = [];
-  for (let at = 0; at < length; ) {
-    const size = Math.min(length - at, 1 + Math.floor(random() * Math.max(1, maxChunk)));
-    sizes.push(size);
-    at += size;
-  }
-  return sizes;
-}
-
 interface Prepared {
   body: Buffer;
   headers: Record<string, string>;
 }
 
 export function prepareFixture(fixture: ReplayFixture): Prepared {
-  let body = readFileSync(fixture.file);
+  let body: Buffer = readFileSync(fixture.file);
   if (fixture.file.endsWith('.gz')) {
     return { body, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'content-encoding': 'gzip' } };
   }
-  // latin1 maps bytes 1:1, so this touches only the LF bytes (never part of a UTF-8 sequence).
-  if (fixture.crlf) body = Buffer.from(body.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
+  if (fixture.crlf) body = toCrlf(body);
   if (fixture.file.endsWith('.sse')) return { body, headers: { 'content-type': 'text/event-stream; charset=utf-8' } };
   if (fixture.file.endsWith('.json')) return { body, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } };
   return { body, headers: { 'content-type': 'application/octet-stream', 'content-length': String(body.length) } };

@@ -5,7 +5,8 @@ import { describeErrorBody } from '../../src/protocol/error-body.js';
 import type { ChatEvent, Termination } from '../../src/protocol/events.js';
 import { normalizeFinishReason } from '../../src/protocol/finish-reason.js';
 import { protocolFor } from '../../src/protocol/index.js';
-import { apiOf, FIXTURES, fixtureBytes, fold, listFixtures, outcomeFor, readExpected, replayBytes } from './replay.js';
+import { apiOf, fixtureBytes, fold, listFixtures, outcomeFor, readExpected, replayBytes } from './replay.js';
+import { fixturesDir } from '../helpers/fixtures.js';
 
 type Expected = Record<string, unknown>;
 const expected = readExpected();
@@ -99,7 +100,7 @@ describe('recorded fixtures', () => {
 
   describe.each(nonStream)('non-stream %s', (rel) => {
     it('parses the body into the same events a stream would give', () => {
-      const body = JSON.parse(readFileSync(path.join(FIXTURES, rel), 'utf8')) as unknown;
+      const body = JSON.parse(readFileSync(path.join(fixturesDir, rel), 'utf8')) as unknown;
       const events = protocolFor(apiOf(rel)).parseResponse(body);
       checkAnswer(rel, events, expected[rel], 'complete');
       expect(events.filter((e) => e.type === 'model')).toHaveLength(1);
@@ -109,7 +110,7 @@ describe('recorded fixtures', () => {
   describe.each(errorBodies)('error body %s', (rel) => {
     it("extracts the gateway's own message", () => {
       const exp = expected[rel] as { error: Record<string, unknown> };
-      const info = describeErrorBody(readFileSync(path.join(FIXTURES, rel), 'utf8'), 'application/json');
+      const info = describeErrorBody(readFileSync(path.join(fixturesDir, rel), 'utf8'), 'application/json');
       expect(info.message).toContain(exp.error.message);
       if (typeof exp.error.type === 'string') expect(info.type).toBe(exp.error.type);
       if (exp.error.code !== undefined) expect(info.code).toBe(exp.error.code);

@@ -1,25 +1,16 @@
 // Shared harness: feed recorded bytes through the same pipeline the client uses
 // (TextDecoder(stream) → eventsource-parser → decoder) and fold the events.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createParser } from 'eventsource-parser';
 import { ResultAccumulator, type TurnOutcomeKind } from '../../src/protocol/accumulate.js';
 import type { ProtocolDecoder } from '../../src/protocol/decoder-support.js';
 import type { Api, ChatEvent, ChatResult, Termination } from '../../src/protocol/events.js';
 import { protocolFor } from '../../src/protocol/index.js';
+import { chunkSizes, fixturesDir } from '../helpers/fixtures.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const FIXTURES = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'recorded');
-
-export function listFixtures(): string[] {
-  const out: string[] = [];
-  for (const dir of ['openai-chat', 'anthropic-messages']) {
-    for (const name of readdirSync(path.join(FIXTURES, dir)).sort()) out.push(`${dir}/${name}`);
-  }
-  return out;
-}
+export { listFixtures, readExpected, toCrlf } from '../helpers/fixtures.js';
 
 export function apiOf(rel: string): Api {
   return rel.startsWith('anthropic-messages/') ? 'messages' : 'chat';
@@ -27,7 +18,7 @@ export function apiOf(rel: string): Api {
 
 /** Body bytes as the client sees them after Content-Encoding is undone. */
 export function fixtureBytes(rel: string): Uint8Array {
-  const raw = readFileSync(path.join(FIXTURES, rel));
+  const raw = readFileSync(path.join(fixturesDir, rel));
   return rel.endsWith('.gz') ? gunzipSync(raw) : raw;
 }
 
@@ -35,9 +26,6 @@ export function fixtureText(rel: string): string {
   return new TextDecoder().decode(fixtureBytes(rel));
 }
 
-export function readExpected(): Record<string, Record<string, unknown>> {
-  return JSON.parse(readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as Record<string, Record<string, unknown>>;
-}
 
 export interface Replay {
   events: ChatEvent[];
@@ -66,32 +54,14 @@ export function replayBytes(api: Api, bytes: Uint8Array): Replay {
   return replayChunks(api, [bytes]);
 }
 
-/** Deterministic PRNG so a failing split can be reproduced from its seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function randomChunks(bytes: Uint8Array, seed: number, maxSize = 64): Uint8Array[] {
-  const rand = mulberry32(seed);
   const chunks: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; ) {
-    const size = 1 + Math.floor(rand() * maxSize);
-    chunks.push(bytes.subarray(i, i + size));
-    i += size;
+  let at = 0;
+  for (const size of chunkSizes(bytes.length, seed, maxSize)) {
+    chunks.push(bytes.subarray(at, at + size));
+    at += size;
   }
   return chunks;
-}
-
-export function toCrlf(bytes: Uint8Array): Uint8Array {
-  const text = new TextDecoder().decode(bytes).replace(/\r?\n/g, '\r\n');
-  return new TextEncoder().encode(text);
 }
 
 export function fold(events: ChatEvent[], api: Api, outcome: TurnOutcomeKind): ChatResult {
