@@ -71,13 +71,7 @@ class ChatDecoder extends DecoderBase {
   #choice(choice: JsonObject, events: ChatEvent[]): void {
     const delta = choice.delta;
     if (isRecord(delta)) {
-      for (const key of ['reasoning_content', 'reasoning'] as const) {
-        const r = delta[key];
-        if (typeof r === 'string' && r !== '') events.push({ type: 'reasoning', delta: r });
-      }
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        events.push({ type: 'text', delta: delta.content });
-      }
+      pushContent(delta, events);
       if (Array.isArray(delta.tool_calls)) {
         for (const fragment of delta.tool_calls) {
           if (isRecord(fragment)) this.#toolFragment(fragment);
@@ -134,6 +128,18 @@ export function usageEvent(usage: JsonObject): ChatEvent {
     output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : null,
     raw: usage,
   };
+}
+
+/**
+ * Reasoning and text from a stream `delta` or a non-stream `message` (same fields): reasoning arrives
+ * as `reasoning_content` (DeepSeek, xAI) or `reasoning` (OpenRouter, Cerebras); explicit nulls are skipped.
+ */
+export function pushContent(part: JsonObject, events: ChatEvent[]): void {
+  for (const key of ['reasoning_content', 'reasoning'] as const) {
+    const reasoning = part[key];
+    if (typeof reasoning === 'string' && reasoning !== '') events.push({ type: 'reasoning', delta: reasoning });
+  }
+  if (typeof part.content === 'string' && part.content !== '') events.push({ type: 'text', delta: part.content });
 }
 
 export function createChatDecoder(): ProtocolDecoder {

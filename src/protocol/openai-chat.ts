@@ -2,7 +2,7 @@ import type { ChatEvent, ChatMessage, RequestOptions } from './events.js';
 import { errorEvent } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, type JsonObject } from './json.js';
-import { usageEvent } from './openai-chat-decoder.js';
+import { pushContent, usageEvent } from './openai-chat-decoder.js';
 
 export { createChatDecoder } from './openai-chat-decoder.js';
 
@@ -60,13 +60,7 @@ export function parseChatResponse(body: unknown): ChatEvent[] {
   if (model !== null) events.push({ type: 'model', model });
   const choice = Array.isArray(body.choices) && isRecord(body.choices[0]) ? body.choices[0] : {};
   const message = isRecord(choice.message) ? choice.message : {};
-  for (const key of ['reasoning_content', 'reasoning'] as const) {
-    const r = message[key];
-    if (typeof r === 'string' && r !== '') events.push({ type: 'reasoning', delta: r });
-  }
-  if (typeof message.content === 'string' && message.content !== '') {
-    events.push({ type: 'text', delta: message.content });
-  }
+  pushContent(message, events);
   if (Array.isArray(message.tool_calls)) {
     for (const call of message.tool_calls) {
       if (!isRecord(call)) continue;
