@@ -45,7 +45,7 @@ export interface Diagnostics {
 export function diagnostics(io: Io, verbose: boolean): Diagnostics {
   return {
     log: verbose ? (line) => io.stderr.write(`gatechat: ${line}\n`) : undefined,
-    warn: (line) => io.stderr.write(`gatechat: ${line.replace(/^warning: /, 'warning: ')}\n`),
+    warn: (line) => io.stderr.write(`gatechat: ${line}\n`),
   };
 }
 
