@@ -5,8 +5,19 @@ const REDACTED = '[redacted]';
 
 /** Headers that carry credentials by definition; never logged, never sent to another origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'proxy-authorization', 'cookie']);
-/** User -H headers whose name suggests a secret are masked in --verbose output too. */
-const SECRET_NAME = /auth|key|token|secret|cookie|session|password|signature/i;
+/**
+ * Words that make a -H header a secret when one is a whole dash/underscore-separated part of its name
+ * (`x-api-key`, `x-auth-token`), so letters inside another word (`x-portkey-provider`) do not count.
+ */
+const SECRET_WORDS = new Set([
+  'auth', 'authorization', 'key', 'apikey', 'token', 'secret', 'cookie', 'session', 'password', 'passwd', 'signature', 'credential', 'credentials',
+]);
+
+/** A credential header, or a name with a secret word as one of its parts: masked in output and errors. */
+function isSecretHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_HEADERS.has(lower) || lower.split(/[-_]/).some((part) => SECRET_WORDS.has(part));
+}
 
 /**
  * SPEC §5.2. User `-H` headers come last and replace a default of the same name
@@ -48,8 +59,7 @@ export function credentialHeaderNames(conn: Connection): Set<string> {
 }
 
 function isSecretHeader(name: string, value: string, secrets: string[]): boolean {
-  const lower = name.toLowerCase();
-  if (CREDENTIAL_HEADERS.has(lower) || SECRET_NAME.test(lower)) return true;
+  if (isSecretHeaderName(name)) return true;
   return secrets.some((s) => s !== '' && value.includes(s));
 }
 
@@ -82,7 +92,7 @@ export function secretsOf(conn: Connection): string[] {
   const secrets: string[] = [];
   if (conn.apiKey) secrets.push(conn.apiKey);
   for (const [name, value] of Object.entries(conn.headers)) {
-    if (CREDENTIAL_HEADERS.has(name.toLowerCase()) || SECRET_NAME.test(name)) {
+    if (isSecretHeaderName(name)) {
       secrets.push(value);
       // "Bearer xyz": the token alone may be echoed too.
       const token = /^\S+\s+(\S+)$/.exec(value.trim());

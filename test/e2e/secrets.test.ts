@@ -299,6 +299,31 @@ describe('-H carrying the key', () => {
   });
 });
 
+describe('-H headers that are not secrets', () => {
+  it('x-portkey-provider is shown in --verbose and in a gateway error that quotes it; x-portkey-api-key is masked', async () => {
+    const quoting = await loopback((req, res) => {
+      const message = `provider ${String(req.headers['x-portkey-provider'])} rejected key ${String(req.headers['x-portkey-api-key'])}`;
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
+    });
+    try {
+      const result = await runCli(
+        ['--base-url', quoting.url, '-m', 'm', '-H', 'x-portkey-provider: bedrock-eu', '-H', `x-portkey-api-key: ${KEY}`, '--verbose', 'hi'],
+        { env: ctx.user.env() },
+      );
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toContain('gatechat: > x-portkey-provider: bedrock-eu');
+      expect(result.stderr).toContain('gatechat: > x-portkey-api-key: [redacted]');
+      const error = errorLines(result).join('\n');
+      expect(error).toContain('provider bedrock-eu rejected key [redacted]');
+      expectNoKey(result);
+      expect(quoting.seen[0]!['x-portkey-provider']).toBe('bedrock-eu');
+    } finally {
+      await quoting.close();
+    }
+  });
+});
+
 describe('file modes', () => {
   it('config file 0600 in a 0700 dir; conversation files 0600 in 0700 dirs', async () => {
     const set = await runCli(['config', 'set', 'model', 'echo'], { env: ctx.user.env() });

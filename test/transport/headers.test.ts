@@ -41,6 +41,15 @@ describe('redaction', () => {
     expect(redactSecrets('key sk-1234 and again sk-1234', ['sk-1234', '', 'a'])).toBe('key [redacted] and again [redacted]');
   });
 
+  it('a -H name is secret when a secret word is a whole dash/underscore part of it, not when the letters sit inside a word', () => {
+    const secret = ['X-Api-Key', 'x-portkey-api-key', 'X-Auth-Token', 'x_access_token', 'X-Client-Secret', 'X-Session-Id', 'apikey', 'X-Password', 'x-amz-signature', 'Private-Token'];
+    const plain = ['x-portkey-provider', 'X-Portkey-Config', 'X-Monkey-Business', 'x-keyboard-layout', 'X-Author', 'X-Tokenizer', 'X-Sessions-Left', 'x-turnkey'];
+    for (const name of secret) expect(redactHeaders({ [name]: 'v-1234' })[name], name).toBe('[redacted]');
+    for (const name of plain) expect(redactHeaders({ [name]: 'v-1234' })[name], name).toBe('v-1234');
+    const conn = connection('http://x/v1', { apiKey: undefined, headers: { 'x-portkey-provider': 'openai', 'x-portkey-api-key': 'pk-777777' } });
+    expect(secretsOf(conn)).toEqual(['pk-777777']);
+  });
+
   it('secretsOf collects the key and secret -H values (and their bare tokens)', () => {
     const conn = connection('http://x/v1', { apiKey: 'k-1', headers: { 'X-Auth-Token': 'Token abcdef', 'X-Team': 'blue' } });
     expect(secretsOf(conn)).toEqual(['k-1', 'Token abcdef', 'abcdef']);
