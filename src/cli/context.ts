@@ -75,6 +75,7 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
       system: options.flags.system,
       stream: settings.stream,
       maxTokens: settings.maxTokens,
+      extraBody: options.flags.extraBody,
     },
     maxTokensField: settings.maxTokensField,
     tools: options.tools,

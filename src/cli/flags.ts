@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import {
   parseApi,
+  parseBodyOption,
   parseAuth,
   parseBaseUrl,
   parseHeader,
@@ -20,6 +21,8 @@ import type { SettingsFlags } from '../config/settings.js';
 export interface ChatFlags extends SettingsFlags {
   /** The system prompt is per invocation, not a stored setting. */
   system?: string;
+  /** `-o key=value` fields, merged into the request body last. */
+  extraBody?: Record<string, unknown>;
 }
 
 export interface ChatModeOptions {
@@ -71,6 +74,13 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (typed('stream')) flags.stream = raw.stream;
   if (raw.system !== undefined) flags.system = raw.system;
   if (raw.api !== undefined) flags.api = parseApi(raw.api, '--api');
+  if (raw.option?.length) {
+    flags.extraBody = {};
+    for (const assignment of raw.option) {
+      const [key, value] = parseBodyOption(assignment, '--option');
+      flags.extraBody[key] = value;
+    }
+  }
   if (typed('save')) flags.save = raw.save;
   if (raw.json && raw.jsonl) throw new UsageError('--json and --jsonl: choose one output format');
   if (raw.continue && raw.cid !== undefined) throw new UsageError('--continue and --cid: choose one conversation');

@@ -27,6 +27,7 @@ export function addChatOptions(command: Command): Command {
     .option('-s, --system <text>', 'system prompt')
     .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
+    .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
     .option('-c, --continue', 'continue the most recent conversation')
     .option('--cid <id>', 'continue conversation <id> (see: gatechat history list)')
     .option('--no-save', 'do not record this exchange (default: recorded)')
@@ -50,6 +51,7 @@ export interface RawChatOptions {
   auth?: string;
   header?: string[];
   tools?: string;
+  option?: string[];
   continue?: boolean;
   cid?: string;
   save?: boolean;

@@ -1,4 +1,5 @@
-import type { Api } from '../protocol/events.js';
+import { RESERVED_BODY_FIELDS, type Api } from '../protocol/events.js';
+import { tryParseJson } from '../protocol/json.js';
 import { UsageError } from '../exit-codes.js';
 import { normalizeBaseUrl } from '../transport/base-url.js';
 
@@ -123,6 +124,34 @@ export function parseHeader(raw: string, option: string): [string, string] {
   if (!value) throw new UsageError(`${option}: header ${name} has an empty value`);
   if (CONTROL.test(value)) throw new UsageError(`${option}: header ${name} contains control characters`);
   return [name, value];
+}
+
+/**
+ * `-o key=value`: the value is JSON when it parses (`top_p=0.9`, `stop=["\n"]`, `x=true`), else the
+ * string as typed (`reasoning_effort=high`). Fields gatechat builds itself are refused.
+ */
+export function parseBodyOption(raw: string, option: string): [string, unknown] {
+  const equals = raw.indexOf('=');
+  const key = equals < 0 ? '' : raw.slice(0, equals).trim();
+  if (!key) throw new UsageError(`${option}: expected key=value, got ${shown(raw)}`);
+  checkBodyField(key, option);
+  const text = raw.slice(equals + 1);
+  const parsed = tryParseJson(text);
+  return [key, parsed.ok ? parsed.value : text];
+}
+
+const RESERVED_FIELD_HINTS: Record<string, string> = {
+  model: 'use -m',
+  messages: 'they come from the prompt and the conversation',
+  stream: 'use --stream or --no-stream',
+};
+
+/** A field name that may go into the request body as an extra (`-o`, per-model `options`). */
+export function checkBodyField(key: string, option: string): void {
+  if (RESERVED_BODY_FIELDS.includes(key)) {
+    throw new UsageError(`${option}: ${key} is built by gatechat and cannot be an extra body field (${RESERVED_FIELD_HINTS[key]})`);
+  }
+  if (key === '__proto__') throw new UsageError(`${option}: not a valid body field: ${shown(key)}`);
 }
 
 export function parseBaseUrl(raw: string, option: string): string {

@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatMessage, RequestOptions, ToolCall, ToolDefinition } from './events.js';
+import { withExtraBody, type ChatEvent, type ChatMessage, type RequestOptions, type ToolCall, type ToolDefinition } from './events.js';
 import { messagesUsageEvent } from './anthropic-messages-decoder.js';
 import { errorEvent } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
@@ -95,7 +95,7 @@ export function buildMessagesRequest(opts: RequestOptions): Record<string, unkno
   if (opts.temperature !== undefined) body.temperature = opts.temperature;
   body.stream = opts.stream;
   if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools.map(convertTool);
-  return body;
+  return withExtraBody(body, opts.extraBody);
 }
 
 /** A non-streamed `message` body → the same events a stream would have produced. */

@@ -84,6 +84,25 @@ export interface RequestOptions {
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
   stream: boolean;
   tools?: ToolDefinition[];
+  /**
+   * Extra body fields (`-o key=value`, per-model `options`, batch `options`), merged into the body
+   * last by both builders so they can set anything gatechat does not build itself. `model`,
+   * `messages` and `stream` are refused where they are parsed (RESERVED_BODY_FIELDS).
+   */
+  extraBody?: Record<string, unknown>;
+}
+
+/** Body fields gatechat builds itself: an extra field may not replace them. */
+export const RESERVED_BODY_FIELDS: readonly string[] = ['model', 'messages', 'stream'];
+
+/** The last step of both request builders. */
+export function withExtraBody(body: Record<string, unknown>, extra: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (extra === undefined) return body;
+  for (const [key, value] of Object.entries(extra)) {
+    // Checked at parse time too; here so no caller can replace what the conversation depends on.
+    if (!RESERVED_BODY_FIELDS.includes(key)) body[key] = value;
+  }
+  return body;
 }
 
 /** The `--json` object (SPEC §4), also the payload of the last `--jsonl` event. */

@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatMessage, RequestOptions } from './events.js';
+import { withExtraBody, type ChatEvent, type ChatMessage, type RequestOptions } from './events.js';
 import { errorEvent } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, type JsonObject } from './json.js';
@@ -48,7 +48,7 @@ export function buildChatRequest(opts: RequestOptions): Record<string, unknown> 
   body.stream = opts.stream;
   if (opts.stream) body.stream_options = { include_usage: true };
   if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools;
-  return body;
+  return withExtraBody(body, opts.extraBody);
 }
 
 /** A non-streamed `chat.completion` body → the same events a stream would have produced. */

@@ -53,7 +53,7 @@ export interface AssistantRecord {
   usage: { input_tokens: number | null; output_tokens: number | null };
   model: string | null;
   api: Api;
-  params: { temperature?: number; max_tokens?: number; stream: boolean };
+  params: { temperature?: number; max_tokens?: number; stream: boolean; options?: Record<string, unknown> };
   timings: { first_token_ms: number | null; total_ms: number };
   error?: { message: string; exit_code: number };
 }

@@ -120,6 +120,7 @@ class GatewayConversation implements Conversation {
           maxTokensField: this.maxTokensField,
           stream: settings.stream,
           tools: this.deps.tools,
+          extraBody: settings.extraBody,
         },
         signal,
         log: this.deps.log,
@@ -163,7 +164,7 @@ class GatewayConversation implements Conversation {
         usage: result.usage,
         model: result.model ?? settings.model,
         api: settings.api,
-        params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream },
+        params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream, options: settings.extraBody },
         timings: { first_token_ms: firstTokenMs, total_ms: timings.totalMs },
         error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
       });

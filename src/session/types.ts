@@ -22,6 +22,8 @@ export interface SessionSettings {
   system?: string;
   stream: boolean;
   maxTokens?: number;
+  /** Extra request body fields (`-o`), merged into every request of the conversation last. */
+  extraBody?: Record<string, unknown>;
 }
 
 export interface FinishedTurn {
