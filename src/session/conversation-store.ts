@@ -13,7 +13,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { Api, ChatMessage, FinishReason, ToolCall } from '../protocol/events.js';
+import type { Api, FinishReason, ToolCall } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import { ensurePrivateDir } from './paths.js';
 import type { TurnStatus } from './types.js';
@@ -286,30 +286,6 @@ export class ConversationStore {
     meta ??= { type: 'meta', v: 1, cid, created: records[0]?.ts ?? '', model: '', api: 'chat' };
     return { meta, records };
   }
-}
-
-/**
- * What goes back to the gateway: each prompt, then its answer exactly as far as it arrived
- * (cancelled / interrupted / failed answers as their partial text; empty ones left out). A prompt
- * whose answer is missing is still sent, merged with the next one by a blank line, since both
- * interfaces expect user and assistant to alternate. Tool calls and reasoning are not sent back:
- * a tool call without its tool result is rejected by Chat Completions.
- */
-export function toContextMessages(turns: ReadonlyArray<{ user: string; assistant: { content: string } | null }>): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  const push = (message: ChatMessage) => {
-    const previous = messages[messages.length - 1];
-    if (previous && previous.role === 'user' && message.role === 'user') {
-      previous.content = `${previous.content}\n\n${message.content}`;
-    } else {
-      messages.push(message);
-    }
-  };
-  for (const turn of turns) {
-    push({ role: 'user', content: turn.user });
-    if (turn.assistant && turn.assistant.content !== '') push({ role: 'assistant', content: turn.assistant.content });
-  }
-  return messages;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatMessage, ToolDefinition } from '../protocol/events.js';
+import type { Api, ChatEvent, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type StreamOutcome } from '../client/chat-stream.js';
 import type { Connection } from '../transport/http.js';
@@ -6,7 +6,7 @@ import { isAbortError } from '../transport/http.js';
 import { ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import type { ConversationStore, StoredTurn } from './conversation-store.js';
-import { toContextMessages } from './conversation-store.js';
+import { toContextMessages } from './context-messages.js';
 import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
 
 export interface ConversationDeps {
@@ -39,9 +39,8 @@ export function openConversation(deps: ConversationDeps): Conversation {
 class GatewayConversation implements Conversation {
   settings: SessionSettings;
   cid: string | null;
+  /** Every turn of the conversation: those loaded from disk (-c / --cid), then this session's. */
   turns: FinishedTurn[] = [];
-  /** Prior turns loaded from disk (-c / --cid). */
-  private priorTurns: StoredTurn[] = [];
   private maxTokensField: 'max_tokens' | 'max_completion_tokens';
 
   constructor(private readonly deps: ConversationDeps) {
@@ -49,7 +48,8 @@ class GatewayConversation implements Conversation {
     this.maxTokensField = deps.maxTokensField;
     this.cid = deps.cid ?? null;
     if (deps.cid && deps.store) {
-      this.priorTurns = deps.store.load(deps.cid).turns;
+      const cid = deps.cid;
+      this.turns = deps.store.load(cid).turns.map((turn) => finishedTurn(turn, cid, this.settings.api));
     }
   }
 
@@ -59,7 +59,6 @@ class GatewayConversation implements Conversation {
 
   clear(): void {
     this.turns = [];
-    this.priorTurns = [];
     this.cid = null;
   }
 
@@ -73,15 +72,6 @@ class GatewayConversation implements Conversation {
     return this.runTurn(last.prompt, signal, true);
   }
 
-  /** What goes to the gateway: prior turns, then each answer exactly as far as it arrived. */
-  private contextFor(prompt: string): ChatMessage[] {
-    return toContextMessages([
-      ...this.priorTurns,
-      ...this.turns.map((turn) => ({ user: turn.prompt, assistant: { content: turn.result.text } })),
-      { user: prompt, assistant: null },
-    ]);
-  }
-
   private ensureCid(): string | null {
     const { store, record } = this.deps;
     if (!store || !record) return null;
@@ -93,7 +83,7 @@ class GatewayConversation implements Conversation {
 
   private async *runTurn(prompt: string, signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
-    const messages = this.contextFor(prompt);
+    const messages = toContextMessages(this.turns, prompt);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed.
     if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry });
@@ -171,6 +161,32 @@ class GatewayConversation implements Conversation {
     }
     return { status, result, error, termination: outcome?.termination, timings };
   }
+}
+
+/** A turn read back from disk, in the form this session's turns have. */
+function finishedTurn(turn: StoredTurn, cid: string, api: Api): FinishedTurn {
+  const answer = turn.assistant;
+  if (!answer) {
+    // gatechat ended before anything of the answer was written: nothing arrived that could be kept.
+    const result = new ResultAccumulator().result({ api, cid, outcome: 'interrupted' });
+    return { prompt: turn.user, result, status: 'interrupted' };
+  }
+  return {
+    prompt: turn.user,
+    status: answer.status,
+    result: {
+      text: answer.content,
+      reasoning: answer.reasoning ?? null,
+      // Hand-edited files may lack it.
+      tool_calls: Array.isArray(answer.tool_calls) ? answer.tool_calls : [],
+      finish_reason: answer.finish_reason ?? null,
+      raw_finish_reason: answer.raw_finish_reason ?? null,
+      usage: answer.usage ?? { input_tokens: null, output_tokens: null },
+      model: answer.model ?? null,
+      api: answer.api ?? api,
+      cid,
+    },
+  };
 }
 
 /** Writes a long answer to the store in pieces as it streams, so it is never whole in memory. */

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationStore, newCid, toContextMessages, type AssistantInput, type StoredTurn } from '../../src/session/conversation-store.js';
+import { ConversationStore, newCid, type AssistantInput } from '../../src/session/conversation-store.js';
 import { dataDir } from '../../src/session/paths.js';
 import { UsageError } from '../../src/exit-codes.js';
 
@@ -137,42 +137,6 @@ describe('ConversationStore', () => {
     expect(ids.size).toBe(20);
     expect(readdirSync(join(root, 'data', 'conversations'))).toHaveLength(20);
     expect(newCid(new Date('2026-11-22T15:30:12.999Z'))).toMatch(/^20261122-153012-[0-9a-f]{4}$/);
-  });
-});
-
-describe('toContextMessages', () => {
-  const done = (content: string, status: AssistantInput['status'] = 'complete') =>
-    ({ ...answer(content, status), type: 'assistant', ts: '' }) as StoredTurn['assistant'];
-
-  it('sends a cancelled answer back as exactly its partial text', () => {
-    expect(
-      toContextMessages([
-        { user: 'q1', assistant: done('a1') },
-        { user: 'q2', assistant: done('half an ans', 'cancelled') },
-        { user: 'q3', assistant: done('cut', 'interrupted') },
-      ]),
-    ).toEqual([
-      { role: 'user', content: 'q1' },
-      { role: 'assistant', content: 'a1' },
-      { role: 'user', content: 'q2' },
-      { role: 'assistant', content: 'half an ans' },
-      { role: 'user', content: 'q3' },
-      { role: 'assistant', content: 'cut' },
-    ]);
-  });
-
-  it('merges prompts whose answers are missing or empty, never sends tool calls or reasoning', () => {
-    const withTools = { ...done('text'), tool_calls: [{ id: 't', name: 'f', arguments: {} }], reasoning: 'hmm' } as StoredTurn['assistant'];
-    expect(
-      toContextMessages([
-        { user: 'q1', assistant: null },
-        { user: 'q2', assistant: done('', 'error') },
-        { user: 'q3', assistant: withTools },
-      ]),
-    ).toEqual([
-      { role: 'user', content: 'q1\n\nq2\n\nq3' },
-      { role: 'assistant', content: 'text' },
-    ]);
   });
 });
 

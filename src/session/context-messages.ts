@@ -1,0 +1,33 @@
+import type { ChatMessage, ToolCall } from '../protocol/events.js';
+import type { FinishedTurn } from './types.js';
+
+/**
+ * What goes back to the gateway (SPEC §6): each earlier prompt and its answer exactly as far as it
+ * arrived (a cancelled or interrupted answer as its partial text), then the new prompt.
+ *
+ * - A turn whose answer holds neither text nor tool calls (it failed, or was cancelled, before
+ *   anything arrived) is not part of the context at all. It is never merged into the next prompt:
+ *   sending the same prompt again must not send it twice.
+ * - An answer that ended in tool calls goes back with its calls, and the prompt after it is the
+ *   result of each call (role "tool" with its tool_call_id; the Messages builder turns these into
+ *   tool_result blocks), so every call is answered in the message that follows it.
+ * - Reasoning is not sent back.
+ */
+export function toContextMessages(turns: ReadonlyArray<Pick<FinishedTurn, 'prompt' | 'result'>>, prompt: string): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  let unanswered: ReadonlyArray<ToolCall> = [];
+  const userTurn = (text: string) => {
+    if (unanswered.length === 0) messages.push({ role: 'user', content: text });
+    for (const call of unanswered) messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+    unanswered = [];
+  };
+  for (const { prompt: asked, result } of turns) {
+    if (result.text === '' && result.tool_calls.length === 0) continue;
+    userTurn(asked);
+    const calls = result.tool_calls;
+    messages.push(calls.length > 0 ? { role: 'assistant', content: result.text, tool_calls: [...calls] } : { role: 'assistant', content: result.text });
+    unanswered = calls;
+  }
+  userTurn(prompt);
+  return messages;
+}
