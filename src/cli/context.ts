@@ -7,7 +7,6 @@ import type { Conversation } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
-import { sanitizeForTerminal } from '../render/terminal-text.js';
 import type { ChatFlags, ChatModeOptions } from './flags.js';
 
 export interface Io {
@@ -43,10 +42,11 @@ export interface Diagnostics {
   warn: (line: string) => void;
 }
 
-/** Diagnostics quote the gateway (messages, bodies with -v): drawn without its escape codes. */
 export function diagnostics(io: Io, verbose: boolean): Diagnostics {
-  const print = (line: string) => io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`);
-  return { log: verbose ? print : undefined, warn: print };
+  return {
+    log: verbose ? (line) => io.stderr.write(`gatechat: ${line}\n`) : undefined,
+    warn: (line) => io.stderr.write(`gatechat: ${line}\n`),
+  };
 }
 
 /** Everything a turn needs, resolved and validated before anything is sent. */
@@ -72,10 +72,10 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
       model: ready.model,
       api: settings.api,
       temperature: settings.temperature,
-      system: options.flags.system,
+      system: settings.system,
       stream: settings.stream,
       maxTokens: settings.maxTokens,
-      extraBody: options.flags.extraBody,
+      extraBody: settings.extraBody,
     },
     maxTokensField: settings.maxTokensField,
     tools: options.tools,
@@ -88,7 +88,7 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
     log,
     warn,
     onRetry: ({ attempt, delayMs, reason }) =>
-      io.stderr.write(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
+      io.stderr.write(`gatechat: ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
   });
   return { settings, conn, conversation };
 }

@@ -18,12 +18,7 @@ import type { RawChatOptions } from './program.js';
 import type { SettingsFlags } from '../config/settings.js';
 
 /** Flags after validation: only what the user actually passed is set (so config can fill the rest). */
-export interface ChatFlags extends SettingsFlags {
-  /** The system prompt is per invocation, not a stored setting. */
-  system?: string;
-  /** `-o key=value` fields, merged into the request body last. */
-  extraBody?: Record<string, unknown>;
-}
+export type ChatFlags = SettingsFlags;
 
 export interface ChatModeOptions {
   flags: ChatFlags;

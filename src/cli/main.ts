@@ -4,6 +4,7 @@ import { addChatOptions, addConnectionOptions, createRootCommand, type RawChatOp
 import { validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
 import { KEY_NAMES } from '../config/keys.js';
+import { MODEL_ENTRY_KEY_NAMES } from '../config/model-entries.js';
 import type { Io } from './context.js';
 import type { ChatModeOptions as Options } from './flags.js';
 
@@ -57,13 +58,16 @@ function buildProgram(): Command {
       'after',
       `\nKeys: ${KEY_NAMES.join(', ')}\n` +
         'Profiles hold the same keys: gatechat config set --profile work base-url https://work-gateway/v1\n' +
+        `Per-model entries (--model NAME; in a profile too): ${MODEL_ENTRY_KEY_NAMES.join(', ')}\n` +
+        '  gatechat config set --model fast model openai/gpt-4o-mini      # -m fast is now an alias\n' +
+        '  gatechat config set --model fast temperature 0.2               # applied whenever -m fast is used\n' +
         `File: $GATECHAT_CONFIG_DIR/config.json, else the platform config dir (see: gatechat config path)`,
     );
   const configAction =
     (action: 'set' | 'get' | 'unset' | 'list' | 'path') =>
     (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
-      const opts = command.opts() as { profile?: string; showSecrets?: boolean; json?: boolean };
+      const opts = command.opts() as { profile?: string; model?: string; showSecrets?: boolean; json?: boolean };
       const positional = args.slice(0, -2).flat().filter((v): v is string => typeof v === 'string');
       run(async () => {
         const { runConfigCommand } = await import('./commands/config.js');
@@ -76,24 +80,29 @@ function buildProgram(): Command {
     .argument('<key>')
     .argument('[value]')
     .option('-p, --profile <name>', 'set it in this profile')
+    .option('-m, --model <name>', "set it in this model's entry (a model key makes NAME an alias)")
     .action(configAction('set'));
   config
     .command('get')
     .description('print a key (api-key masked unless --show-secrets)')
     .argument('<key>')
     .option('-p, --profile <name>', 'read it from this profile')
+    .option('-m, --model <name>', "read it from this model's entry")
     .option('--show-secrets', 'print the API key unmasked')
     .action(configAction('get'));
   config
     .command('unset')
-    .description('remove a key')
-    .argument('<key>')
+    .description('remove a key (with --model and no key: the whole entry)')
+    .argument('[key]')
     .argument('[name]', 'with headers: remove only this header')
     .option('-p, --profile <name>', 'from this profile')
+    .option('-m, --model <name>', "from this model's entry")
     .action(configAction('unset'));
   config
     .command('list')
-    .description('every stored key, per profile (keys masked)')
+    .description('every stored key, per profile, and every model entry (keys masked)')
+    .option('-m, --model <name>', "only this model's entry")
+    .option('-p, --profile <name>', 'with --model: the entry in this profile')
     .option('--show-secrets', 'print API keys unmasked')
     .option('--json', 'as JSON')
     .action(configAction('list'));

@@ -2,6 +2,7 @@ import { RESERVED_BODY_FIELDS, type Api } from '../protocol/events.js';
 import { tryParseJson } from '../protocol/json.js';
 import { UsageError } from '../exit-codes.js';
 import { normalizeBaseUrl } from '../transport/base-url.js';
+import type { ModelEntry } from './model-entries.js';
 
 // Every parser takes the string a user typed (flag, `config set`, environment variable) and the name
 // to blame (`--temperature`, `temperature`, `GATECHAT_MODEL`), so one piece of code validates all
@@ -28,10 +29,15 @@ export interface ConfigValues {
   save?: boolean;
 }
 
+/** The top level or one profile: its keys plus per-model entries (SPEC §11). */
+export interface ConfigScope extends ConfigValues {
+  models?: Record<string, ModelEntry>;
+}
+
 /** The whole config.json: base settings at the top level, named profiles, the default profile. */
-export interface ConfigFile extends ConfigValues {
+export interface ConfigFile extends ConfigScope {
   'default-profile'?: string;
-  profiles?: Record<string, ConfigValues>;
+  profiles?: Record<string, ConfigScope>;
 }
 
 export type ConfigKey = keyof ConfigValues;

@@ -12,11 +12,12 @@ import {
   type ConfigValues,
   type MaxTokensField,
 } from './keys.js';
+import { resolveModelEntry, type EntrySetting, type ResolvedModel } from './model-entries.js';
 
 // Pure: flags, environment and the parsed file in, one validated Settings out. No I/O, so the
 // whole precedence matrix is tested without touching disk.
 
-export type SettingSource = 'flag' | 'env' | 'profile' | 'config' | 'default';
+export type SettingSource = 'flag' | 'env' | 'model' | 'profile' | 'config' | 'default';
 
 /** Flags after CLI validation; only what the user typed is set. */
 export interface SettingsFlags {
@@ -35,6 +36,10 @@ export interface SettingsFlags {
   headers?: Record<string, string>;
   save?: boolean;
   profile?: string;
+  /** The system prompt is per invocation (or per model entry), not a profile setting. */
+  system?: string;
+  /** Extra request-body fields (`-o`); a model entry's `options` fill in the keys not given. */
+  extraBody?: Record<string, unknown>;
 }
 
 export interface Settings {
@@ -52,6 +57,10 @@ export interface Settings {
   retries: number;
   headers: Record<string, string>;
   save: boolean;
+  system?: string;
+  extraBody?: Record<string, unknown>;
+  /** The name the user asked for when it differs from `model` (an alias, SPEC §11). */
+  alias?: string;
   /** The profile in effect, if any. */
   profile?: string;
   /** Where each value came from (for --verbose and `config list`). */
@@ -90,6 +99,14 @@ const FIELD_KEYS = {
 
 type Field = keyof typeof FIELD_KEYS;
 
+/** Fields a model entry can set, by entry key (SPEC §11: after flag and env, before profile). */
+const ENTRY_FIELDS = {
+  api: 'api',
+  temperature: 'temperature',
+  maxTokens: 'max-tokens',
+  maxTokensField: 'max-tokens-field',
+} as const satisfies Partial<Record<Field, EntrySetting>>;
+
 /** Only these three come from the environment (SPEC §3); each validated with the flag's parser. */
 const ENV_VARS = {
   baseUrl: ['GATECHAT_BASE_URL', parseBaseUrl],
@@ -111,9 +128,21 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
   const profileValues: ConfigValues | undefined = profile === undefined ? undefined : file.profiles?.[profile];
 
   const resolved: Record<string, unknown> = {};
+  let entry: ResolvedModel | undefined;
   for (const field of Object.keys(FIELD_KEYS) as Field[]) {
     const key = FIELD_KEYS[field];
-    const found = pick(field, key, flags, env, profile, profileValues, file);
+    const entryKey = field in ENTRY_FIELDS ? ENTRY_FIELDS[field as keyof typeof ENTRY_FIELDS] : undefined;
+    const fromEntry = () => {
+      const value = entryKey === undefined ? undefined : entry?.get(entryKey);
+      return value === undefined ? undefined : { value, source: 'model' as const };
+    };
+    const found = pick(field, key, flags, env, undefined, undefined, {}) ?? fromEntry() ?? pick(field, key, {}, {}, profile, profileValues, file);
+    if (field === 'model' && found) {
+      // `model` comes first in FIELD_KEYS, so every later field sees its entry.
+      entry = resolveModelEntry(file, profile, found.value as string);
+      if (entry.id !== entry.name) resolved.alias = entry.name;
+      found.value = entry.id;
+    }
     if (found) {
       resolved[field] = found.value;
       sources[field] = found.source;
@@ -138,7 +167,13 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
     }
   }
 
-  return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, sources };
+  const system = flags.system !== undefined ? flags.system : entry?.get('system');
+  if (system !== undefined) sources.system = flags.system !== undefined ? 'flag' : 'model';
+  // -o wins per field over the entry's options.
+  const options = entry?.get('options');
+  const extraBody = options || flags.extraBody ? { ...options, ...flags.extraBody } : undefined;
+
+  return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, system, extraBody, sources };
 }
 
 function selectProfile(

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
-import type { ConfigFile, ConfigKey, TopLevelKey } from './keys.js';
+import type { ConfigFile, ConfigScope, TopLevelKey } from './keys.js';
+import type { ModelEntryKey } from './model-entries.js';
 
 // The only module that imports `conf`, and only for writing. Reading is a plain readFileSync +
 // JSON.parse: importing conf (ajv, atomically, semver, …) costs more than starting node itself,
@@ -19,6 +20,25 @@ export interface ConfigStore {
   set(key: TopLevelKey, value: unknown, profile?: string): Promise<void>;
   /** Removes a key; resolves false when there was nothing to remove. */
   unset(key: TopLevelKey, profile?: string): Promise<boolean>;
+  /** Stores one already-validated key of a per-model entry (SPEC §11). */
+  setModelKey(name: string, key: ModelEntryKey, value: unknown, profile?: string): Promise<void>;
+  /** Removes one key of an entry, or (no key) the whole entry; false when there was nothing to remove. */
+  unsetModelKey(name: string, key: ModelEntryKey | undefined, profile?: string): Promise<boolean>;
+}
+
+/** The top level, or one profile (created empty when missing). */
+function scopeOf(file: ConfigFile, profile: string | undefined): ConfigScope {
+  return profile === undefined ? { ...file } : { ...file.profiles?.[profile] };
+}
+
+function withScope(file: ConfigFile, profile: string | undefined, scope: ConfigScope): ConfigFile {
+  return profile === undefined ? { ...file, ...scope } : { ...file, profiles: { ...file.profiles, [profile]: scope } };
+}
+
+/** Own keys only: a model id such as `constructor` must not find Object.prototype's. */
+function ownEntry(scope: ConfigScope, name: string): Record<string, unknown> | undefined {
+  const models = scope.models as Record<string, Record<string, unknown>> | undefined;
+  return models && Object.prototype.hasOwnProperty.call(models, name) ? models[name] : undefined;
 }
 
 /** `GATECHAT_CONFIG_DIR`, else what conf would pick (env-paths with no suffix). */
@@ -36,9 +56,17 @@ export function openConfigStore(env: NodeJS.ProcessEnv = process.env): ConfigSto
 
   const snapshot = (): ConfigFile => readConfigFile(path);
 
-  const write = async (next: ConfigFile): Promise<void> => {
+  /**
+   * Applies `change` to the file as it is after conf has loaded (so two writes in one process, e.g.
+   * learned facts from a compare run, never lose each other's change). `change` returns null for
+   * "nothing to do".
+   */
+  const write = async (change: (file: ConfigFile) => ConfigFile | null): Promise<boolean> => {
+    snapshot(); // a corrupt file is reported before conf is even loaded
     ensurePrivateDir(dir);
     const { default: Conf } = await import('conf');
+    const next = change(snapshot());
+    if (next === null) return false;
     try {
       const conf = new Conf<Record<string, unknown>>({
         projectName: 'gatechat',
@@ -60,6 +88,7 @@ export function openConfigStore(env: NodeJS.ProcessEnv = process.env): ConfigSto
     // conf passes the mode to atomically, which chmods the temp file; kept as a guard for
     // platforms/fallback paths (SNAP, EXDEV) where a plain writeFileSync keeps an older mode.
     if ((statSync(path).mode & 0o777) !== 0o600 && process.platform !== 'win32') chmodSync(path, 0o600);
+    return true;
   };
 
   return {
@@ -71,30 +100,47 @@ export function openConfigStore(env: NodeJS.ProcessEnv = process.env): ConfigSto
       return scope ? (scope as Record<string, unknown>)[key] : undefined;
     },
     async set(key, value, profile) {
-      const file = snapshot();
-      if (profile === undefined) {
-        await write({ ...file, [key]: value });
-      } else {
-        const profiles = { ...file.profiles, [profile]: { ...file.profiles?.[profile], [key as ConfigKey]: value } };
-        await write({ ...file, profiles });
-      }
+      await write((file) => withScope(file, profile, { ...scopeOf(file, profile), [key]: value }));
     },
-    async unset(key, profile) {
-      const file = snapshot();
-      if (profile === undefined) {
-        if (!(key in file)) return false;
-        const next: Record<string, unknown> = { ...file };
-        delete next[key];
-        await write(next);
-        return true;
-      }
-      const scope = file.profiles?.[profile];
-      if (!scope || !(key in scope)) return false;
-      const nextScope: Record<string, unknown> = { ...scope };
-      delete nextScope[key];
-      // An emptied profile stays (as {}), so default-profile never silently dangles.
-      await write({ ...file, profiles: { ...file.profiles, [profile]: nextScope } });
-      return true;
+    unset(key, profile) {
+      return write((file) => {
+        if (profile !== undefined && !file.profiles?.[profile]) return null;
+        const scope = scopeOf(file, profile) as Record<string, unknown>;
+        if (!(key in scope)) return null;
+        delete scope[key];
+        if (profile === undefined) return scope as ConfigFile;
+        // An emptied profile stays (as {}), so default-profile never silently dangles.
+        return withScope(file, profile, scope);
+      });
+    },
+    async setModelKey(name, key, value, profile) {
+      await write((file) => {
+        const scope = scopeOf(file, profile);
+        const models = { ...scope.models, [name]: { ...ownEntry(scope, name), [key]: value } };
+        return withScope(file, profile, { ...scope, models });
+      });
+    },
+    unsetModelKey(name, key, profile) {
+      return write((file) => {
+        if (profile !== undefined && !file.profiles?.[profile]) return null;
+        const scope = scopeOf(file, profile);
+        const entry = ownEntry(scope, name);
+        if (!entry || (key !== undefined && !(key in entry))) return null;
+        const models: Record<string, unknown> = { ...scope.models };
+        const rest = { ...entry };
+        if (key !== undefined) delete rest[key];
+        // An entry with nothing left goes, and so does an empty `models`.
+        if (key === undefined || Object.keys(rest).length === 0) delete models[name];
+        else models[name] = rest;
+        const next: ConfigScope = { ...scope, models: models as ConfigScope['models'] };
+        if (Object.keys(models).length === 0) delete next.models;
+        if (profile === undefined) {
+          const top: ConfigFile = { ...file, ...next };
+          if (!next.models) delete top.models;
+          return top;
+        }
+        return withScope(file, profile, next);
+      });
     },
   };
 }

@@ -150,3 +150,41 @@ describe('requireConnection', () => {
     expect(requireConnection(ok).model).toBe('echo');
   });
 });
+
+describe('per-model entries (SPEC §11)', () => {
+  const withEntries: ConfigFile = {
+    temperature: 0.1,
+    'max-tokens': 100,
+    models: {
+      fast: { model: 'vendor/fast-1', temperature: 0.4, system: 'Be brief.', options: { top_p: 0.5, seed: 1 } },
+      'vendor/fast-1': { 'max-tokens-field': 'max_completion_tokens', 'max-tokens': 9, temperature: 0.7 },
+    },
+    profiles: { p: { temperature: 0.3, models: { fast: { api: 'messages' } } } },
+  };
+
+  it('the alias resolves to its id; its entry over the id entry over profile and top level', () => {
+    const s = resolveSettings({ flags: { model: 'fast' }, env: {}, file: withEntries, profile: 'p' });
+    expect(s).toMatchObject({ model: 'vendor/fast-1', alias: 'fast', api: 'messages', temperature: 0.4, maxTokens: 9, maxTokensField: 'max_completion_tokens', system: 'Be brief.' });
+    expect(s.extraBody).toEqual({ top_p: 0.5, seed: 1 });
+    expect(s.sources).toMatchObject({ model: 'flag', temperature: 'model', api: 'model', system: 'model' });
+  });
+
+  it('flags win over the entry; -o merges over the entry options per field', () => {
+    const s = resolveSettings({ flags: { model: 'fast', temperature: 0, system: 'x', extraBody: { top_p: 1 } }, env: {}, file: withEntries });
+    expect(s).toMatchObject({ temperature: 0, system: 'x', extraBody: { top_p: 1, seed: 1 } });
+    expect(s.sources.temperature).toBe('flag');
+  });
+
+  it('GATECHAT_MODEL names an entry too; a model without an entry gets profile and top-level values', () => {
+    expect(resolveSettings({ flags: {}, env: { GATECHAT_MODEL: 'fast' }, file: withEntries }).temperature).toBe(0.4);
+    const plain = resolveSettings({ flags: { model: 'other' }, env: {}, file: withEntries, profile: 'p' });
+    expect(plain).toMatchObject({ model: 'other', temperature: 0.3, maxTokens: 100 });
+    expect(plain.alias).toBeUndefined();
+  });
+
+  it('entry names are own keys only: a model called constructor has no entry', () => {
+    const s = resolveSettings({ flags: { model: 'constructor' }, env: {}, file: { models: {} } });
+    expect(s.model).toBe('constructor');
+    expect(s.temperature).toBeUndefined();
+  });
+});

@@ -10,9 +10,19 @@ import {
   parseProfileName,
   unknownKeyError,
   type ConfigFile,
+  type ConfigScope,
   type TopLevelKey,
 } from '../../config/keys.js';
 import { KEY_DEFAULTS } from '../../config/settings.js';
+import {
+  entryNames,
+  MODEL_ENTRY_KEY_NAMES,
+  modelEntryKey,
+  parseModelEntryValue,
+  parseModelName,
+  storedEntry,
+  type ModelEntryKey,
+} from '../../config/model-entries.js';
 import { openConfigStore, type ConfigStore } from '../../config/store.js';
 import { readAllBytes, stripOneNewline } from '../../session/stdin.js';
 
@@ -26,6 +36,8 @@ export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'path';
 
 export interface ConfigCommandOptions {
   profile?: string;
+  /** Act on this model's entry (SPEC §11) instead of a plain key. */
+  model?: string;
   showSecrets?: boolean;
   json?: boolean;
 }
@@ -46,6 +58,9 @@ const ENV_OVERRIDES = [
 export async function runConfigCommand(action: ConfigAction, args: string[], opts: ConfigCommandOptions, io: ConfigIo): Promise<number> {
   const store = openConfigStore();
   const profile = opts.profile === undefined ? undefined : parseProfileName(opts.profile, '--profile');
+  if (opts.model !== undefined && action !== 'path') {
+    return runModelEntryCommand(store, action, args, parseModelName(opts.model, '--model'), profile, opts, io);
+  }
   switch (action) {
     case 'path':
       io.stdout.write(`${store.path}\n`);
@@ -187,6 +202,8 @@ function listKeys(store: ConfigStore, opts: ConfigCommandOptions, io: ConfigIo):
       'default-profile': file['default-profile'] ?? null,
       base: effective(file, undefined, showSecrets),
       profiles: Object.fromEntries(profiles.map((name) => [name, effective(file, name, showSecrets)])),
+      models: file.models ?? {},
+      profile_models: Object.fromEntries(profiles.map((name) => [name, file.profiles?.[name]?.models ?? {}])),
       env_overrides: overrides,
     };
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -200,9 +217,11 @@ function listKeys(store: ConfigStore, opts: ConfigCommandOptions, io: ConfigIo):
     }
   };
   section(effective(file, undefined, showSecrets), 'profile');
+  lines.push(...entrySections(file, (model) => `[model ${model}]`));
   for (const name of profiles) {
     lines.push('', `[profile ${name}]${file['default-profile'] === name ? '  (default-profile)' : ''}`);
     section(effective(file, name, showSecrets), 'config');
+    lines.push(...entrySections(file.profiles?.[name], (model) => `[profile ${name} · model ${model}]`));
   }
   for (const { variable, key } of overrides) lines.push(`# ${variable} is set in the environment and overrides ${key}`);
   io.stdout.write(`${lines.join('\n')}\n`);
@@ -216,6 +235,87 @@ function formatValue(value: unknown, headerSeparator: string): string {
     return headerSeparator === '\n' ? (text ? `${text}\n` : '') : text;
   }
   return headerSeparator === '\n' ? `${String(value)}\n` : String(value);
+}
+
+// ---- per-model entries: config set|get|unset|list --model <name> … ----
+
+function runModelEntryCommand(
+  store: ConfigStore,
+  action: Exclude<ConfigAction, 'path'>,
+  args: string[],
+  name: string,
+  profile: string | undefined,
+  opts: ConfigCommandOptions,
+  io: ConfigIo,
+): Promise<number> | number {
+  const where = `${profile ? ` in profile ${profile}` : ''}`;
+  const entryKeyArg = (required: boolean): ModelEntryKey | undefined => {
+    const key = args[0];
+    if (key === undefined) {
+      if (!required) return undefined;
+      throw new UsageError(`config ${action} --model ${name}: which key? (valid keys: ${MODEL_ENTRY_KEY_NAMES.join(', ')})`);
+    }
+    return modelEntryKey(key);
+  };
+  switch (action) {
+    case 'set': {
+      const key = entryKeyArg(true)!;
+      if (args.length !== 2) {
+        throw new UsageError(`config set --model ${name} ${key}: expected one value, got ${args.length - 1} (quote a value that has spaces)`);
+      }
+      const value = parseModelEntryValue(key, args[1], key);
+      if (key === 'model' && value === name) throw new UsageError(`model: an alias cannot point at itself (${name})`);
+      return store.setModelKey(name, key, value, profile).then(() => ExitCode.ok);
+    }
+    case 'get': {
+      const key = entryKeyArg(true)!;
+      const value = storedEntry(profile === undefined ? store.snapshot() : store.snapshot().profiles?.[profile], name)?.[key];
+      if (value === undefined) {
+        io.stderr.write(`gatechat: ${key} is not set for model ${name}${where}\n`);
+        return ExitCode.ok;
+      }
+      io.stdout.write(opts.json ? `${JSON.stringify(value)}\n` : `${typeof value === 'object' ? JSON.stringify(value) : String(value)}\n`);
+      return ExitCode.ok;
+    }
+    case 'unset': {
+      if (args.length > 1) throw new UsageError(`config unset --model ${name}: takes one key (or none, to remove the whole entry)`);
+      const key = entryKeyArg(false);
+      return store.unsetModelKey(name, key, profile).then((removed) => {
+        if (!removed) io.stderr.write(`gatechat: ${key ?? 'an entry'} was not set for model ${name}${where}\n`);
+        return ExitCode.ok;
+      });
+    }
+    case 'list': {
+      const file = store.snapshot();
+      if (profile !== undefined && !knownProfiles(file).includes(profile)) {
+        throw new UsageError(`--profile: no profile named ${JSON.stringify(profile)} (known profiles: ${knownProfiles(file).join(', ') || 'none'})`);
+      }
+      const entry = storedEntry(profile === undefined ? file : file.profiles?.[profile], name);
+      if (opts.json) io.stdout.write(`${JSON.stringify(entry ?? {}, null, 2)}\n`);
+      else if (!entry) io.stderr.write(`gatechat: no entry for model ${name}${where}\n`);
+      else io.stdout.write(entryLines(entry).join('\n') + '\n');
+      return ExitCode.ok;
+    }
+    default: {
+      const never: never = action;
+      throw new UsageError(`config: unknown action ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** `key  value` lines of one entry; options as compact JSON (the form `config set` takes). */
+function entryLines(entry: Record<string, unknown>): string[] {
+  return Object.entries(entry).map(([key, value]) => `${key.padEnd(17)} ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+}
+
+/** Every entry of one scope, for `config list`: `[model NAME]` sections. */
+function entrySections(scope: ConfigScope | undefined, heading: (name: string) => string): string[] {
+  const lines: string[] = [];
+  for (const name of entryNames(scope)) {
+    const entry = storedEntry(scope, name);
+    if (entry) lines.push('', heading(name), ...entryLines(entry));
+  }
+  return lines;
 }
 
 /** The key from piped stdin, or a hidden prompt on a terminal: never from argv, never echoed. */

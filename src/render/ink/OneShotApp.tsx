@@ -2,7 +2,6 @@ import { useEffect, useRef } from 'react';
 import { Box, Static, useApp, useStderr } from 'ink';
 import type { ChatEvent } from '../../protocol/events.js';
 import type { TurnOutcome } from '../../session/types.js';
-import { sanitizeForTerminal } from '../terminal-text.js';
 import { chatReducer, initialChat, type StaticItem } from './chat-state.js';
 import type { DeltaBatch } from './delta-batch.js';
 import { decodeKeys } from './keys.js';
@@ -49,8 +48,7 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: O
     const r = reasoning.current;
     if (r.written) return;
     r.written = true;
-    const text = sanitizeForTerminal(r.text).trim();
-    if (showReasoning && text) writeStderr(`${DIM(text, color)}\n`);
+    if (showReasoning && r.text.trim()) writeStderr(`${DIM(r.text.trim(), color)}\n`);
   };
 
   useEffect(() => {
@@ -69,16 +67,13 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: O
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Leave after the frame that printed the rest of the answer. Keyed on the whole state, not on
-  // `live`: a fast answer can go from null through a turn back to null between two renders.
-  const left = useRef(false);
+  // Leave after the frame that printed the rest of the answer.
   useEffect(() => {
-    if (chat.live === null && outcomeRef.current && !left.current) {
-      left.current = true;
+    if (chat.live === null && outcomeRef.current) {
       onDone(outcomeRef.current);
       exit();
     }
-  }, [chat, exit, onDone]);
+  }, [chat.live, exit, onDone]);
 
   const visible = (item: StaticItem) => item.kind === 'answer' || item.kind === 'tool';
   const live = chat.live;

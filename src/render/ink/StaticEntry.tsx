@@ -1,19 +1,15 @@
 import { Box, Text } from 'ink';
-import { sanitizeForTerminal as safe } from '../terminal-text.js';
 import type { StaticItem } from './chat-state.js';
 import { renderMarkdownText } from './markdown-loader.js';
 import { ToolCallBlock } from './ToolCallBlock.js';
 
 const TONE_COLOR = { info: undefined, error: 'red', warn: 'yellow', dim: 'gray' } as const;
 
-/**
- * One finished piece of the transcript. Rendered once inside <Static>, so cost here is paid once.
- * Every text may come from the gateway or a saved conversation: drawn only through sanitizeForTerminal.
- */
+/** One finished piece of the transcript. Rendered once inside <Static>, so cost here is paid once. */
 export function StaticEntry({ item, width, color }: { item: StaticItem; width: number; color: boolean }) {
   switch (item.kind) {
     case 'banner':
-      return <Text dimColor={color}>{safe(item.text)}</Text>;
+      return <Text dimColor={color}>{item.text}</Text>;
     case 'prompt':
       return (
         <Box marginTop={1}>
@@ -22,7 +18,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
             <Text bold color={color ? 'cyan' : undefined}>›</Text>
           </Box>
           <Box width={Math.max(10, width - 3)}>
-            <Text bold>{safe(item.text)}</Text>
+            <Text bold>{item.text}</Text>
           </Box>
         </Box>
       );
@@ -35,7 +31,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
     case 'reasoning':
       return (
         <Box paddingLeft={2} marginTop={1}>
-          <Text dimColor italic={color}>{safe(item.text)}</Text>
+          <Text dimColor italic={color}>{item.text}</Text>
         </Box>
       );
     case 'reasoning-collapsed':
@@ -54,7 +50,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
       return (
         <Box paddingLeft={item.tone === 'info' ? 0 : 2} marginTop={item.tone === 'info' ? 1 : 0}>
           <Text color={color ? TONE_COLOR[item.tone] : undefined} dimColor={item.tone === 'dim'}>
-            {safe(item.text)}
+            {item.text}
           </Text>
         </Box>
       );
