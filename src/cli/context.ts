@@ -7,6 +7,7 @@ import type { Conversation } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
+import { sanitizeForTerminal } from '../render/terminal-text.js';
 import type { ChatFlags, ChatModeOptions } from './flags.js';
 
 export interface Io {
@@ -42,11 +43,10 @@ export interface Diagnostics {
   warn: (line: string) => void;
 }
 
+/** Diagnostics quote the gateway (messages, bodies with -v): drawn without its escape codes. */
 export function diagnostics(io: Io, verbose: boolean): Diagnostics {
-  return {
-    log: verbose ? (line) => io.stderr.write(`gatechat: ${line}\n`) : undefined,
-    warn: (line) => io.stderr.write(`gatechat: ${line}\n`),
-  };
+  const print = (line: string) => io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`);
+  return { log: verbose ? print : undefined, warn: print };
 }
 
 /** Everything a turn needs, resolved and validated before anything is sent. */
@@ -88,7 +88,7 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
     log,
     warn,
     onRetry: ({ attempt, delayMs, reason }) =>
-      io.stderr.write(`gatechat: ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
+      io.stderr.write(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
   });
   return { settings, conn, conversation };
 }

@@ -1,8 +1,12 @@
 import { ExitCode, GatechatError, type ExitCodeValue } from '../exit-codes.js';
+import { sanitizeForTerminal } from '../render/terminal-text.js';
 
-/** One clear line (SPEC §4): what happened, then what to do. */
+/**
+ * One clear line (SPEC §4): what happened, then what to do. The message may quote the gateway, so it
+ * goes through the terminal sanitiser (stderr is a terminal more often than not).
+ */
 export function formatError(error: GatechatError): string {
-  return `gatechat: ${error.message}${error.hint ? ` (${error.hint})` : ''}`;
+  return sanitizeForTerminal(`gatechat: ${error.message}${error.hint ? ` (${error.hint})` : ''}`);
 }
 
 /** Prints any thrown value as one line and returns the exit code it stands for. */
@@ -12,7 +16,7 @@ export function reportError(error: unknown, stderr: NodeJS.WritableStream, verbo
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  stderr.write(`gatechat: internal error: ${message} (this is a bug: please report it, with --verbose output)\n`);
+  stderr.write(`gatechat: internal error: ${sanitizeForTerminal(message)} (this is a bug: please report it, with --verbose output)\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${error.stack}\n`);
   return ExitCode.internal;
 }

@@ -70,3 +70,8 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     });
   });
 }
+
+/** A command line for sh with every argument single-quoted. */
+export function shellQuoteArgs(args: string[]): string {
+  return args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+}

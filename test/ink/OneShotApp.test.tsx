@@ -4,6 +4,7 @@ import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 import { OneShotApp } from '../../src/render/ink/OneShotApp.js';
 import { footerText } from '../../src/render/ink/index.js';
+import { loadMarkdown } from '../../src/render/ink/markdown-loader.js';
 
 afterEach(() => cleanup());
 
@@ -42,6 +43,18 @@ describe('OneShotApp', () => {
     expect(out).toContain('tool call lookup');
     expect(out).not.toContain('thinking hard');
     expect(app.stderr.frames.join('')).toContain('thinking hard');
+  });
+
+  it('ends when the whole answer arrives before the first re-render (Markdown already loaded)', async () => {
+    await loadMarkdown();
+    let done: TurnOutcome | null = null;
+    async function* run(): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+      yield { type: 'text', delta: 'quick' };
+      return outcome('complete', 'quick');
+    }
+    const app = render(<OneShotApp run={run} color={false} showReasoning quiet keys onDone={(o) => (done = o)} />);
+    await until(() => done !== null, 'the outcome');
+    expect(app.frames.join('\n')).toContain('quick');
   });
 
   it('Ctrl-C aborts the run signal', async () => {

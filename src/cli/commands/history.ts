@@ -1,6 +1,7 @@
 import { ExitCode, UsageError } from '../../exit-codes.js';
 import { ConversationStore, type AssistantRecord, type ConversationSummary } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
+import { sanitizeForTerminal } from '../../render/terminal-text.js';
 
 // `gatechat history [list|show ID|rm ID]`. Usage problems (unknown id) are thrown as UsageError;
 // main prints them (exit 2).
@@ -35,6 +36,11 @@ export async function runHistoryCommand(
   }
 }
 
+/** Saved text drawn on a terminal loses its escape codes (SPEC §8); piped, it stays as saved. */
+function forOutput(io: HistoryIo, text: string): string {
+  return (io.stdout as { isTTY?: boolean }).isTTY ? sanitizeForTerminal(text) : text;
+}
+
 function requireId(action: string, id: string | undefined): string {
   if (!id) throw new UsageError(`history ${action}: which conversation? (see: gatechat history list)`);
   return id;
@@ -53,7 +59,7 @@ function list(store: ConversationStore, json: boolean, io: HistoryIo): number {
   const modelWidth = Math.min(30, Math.max(5, ...conversations.map((c) => c.model.length)));
   const row = (c: ConversationSummary) =>
     [c.cid, localTime(c.updated), `${String(c.turns).padStart(3)} ${c.turns === 1 ? 'turn ' : 'turns'}`, c.model.padEnd(modelWidth), c.title].join('  ');
-  io.stdout.write(`${conversations.map(row).join('\n')}\n`);
+  io.stdout.write(forOutput(io, `${conversations.map(row).join('\n')}\n`));
   return ExitCode.ok;
 }
 
@@ -76,7 +82,7 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
     const marker = statusMarker(turn.assistant);
     if (marker) out.push(marker);
   }
-  io.stdout.write(`${out.join('\n')}\n`);
+  io.stdout.write(forOutput(io, `${out.join('\n')}\n`));
   return ExitCode.ok;
 }
 

@@ -1,5 +1,6 @@
 import { listModels } from '../../client/models.js';
 import { UsageError } from '../../exit-codes.js';
+import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import { connectionFrom, diagnostics, loadSettings, type Io } from '../context.js';
 import type { ChatFlags } from '../flags.js';
 
@@ -15,9 +16,11 @@ export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; 
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(models)}\n`);
   } else if (io.stdout.isTTY) {
-    const width = Math.max(2, ...models.map((m) => m.id.length));
+    // The gateway's ids and owners are drawn on a terminal: no escape codes (SPEC §8).
+    const rows = models.map((m) => ({ id: sanitizeForTerminal(m.id), owner: sanitizeForTerminal(m.owned_by ?? '') }));
+    const width = Math.max(2, ...rows.map((m) => m.id.length));
     io.stdout.write(`${'ID'.padEnd(width)}  OWNER\n`);
-    for (const model of models) io.stdout.write(`${model.id.padEnd(width)}  ${model.owned_by ?? ''}\n`);
+    for (const model of rows) io.stdout.write(`${model.id.padEnd(width)}  ${model.owner}\n`);
     io.stderr.write(`${models.length} model${models.length === 1 ? '' : 's'} at ${conn.baseUrl}\n`);
   } else {
     for (const model of models) io.stdout.write(`${model.id}\n`);

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { Box, Text } from 'ink';
+import { sanitizeForTerminal } from '../terminal-text.js';
 import type { LiveTurn } from './chat-state.js';
 import { renderMarkdownText } from './markdown-loader.js';
 import { Spinner } from './Spinner.js';
@@ -21,7 +22,7 @@ export function LiveTurnView({ live, showReasoning, width, maxLines, color }: Pr
   const thinking = !live.reasoningDone && live.reasoning.trim() !== '';
   const reasoningBudget = Math.min(6, Math.max(1, Math.floor(maxLines / 3)));
   const reasoning = useMemo(
-    () => (thinking && showReasoning ? tailLines(live.reasoning.trim(), reasoningBudget) : null),
+    () => (thinking && showReasoning ? tailLines(sanitizeForTerminal(live.reasoning).trim(), reasoningBudget) : null),
     [thinking, showReasoning, live.reasoning, reasoningBudget],
   );
   const answerBudget = Math.max(1, maxLines - (reasoning ? reasoning.text.split('\n').length + 1 : 0) - 2);

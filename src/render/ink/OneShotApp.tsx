@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { Box, Static, useApp, useStderr } from 'ink';
 import type { ChatEvent } from '../../protocol/events.js';
 import type { TurnOutcome } from '../../session/types.js';
+import { sanitizeForTerminal } from '../terminal-text.js';
 import { chatReducer, initialChat, type StaticItem } from './chat-state.js';
 import type { DeltaBatch } from './delta-batch.js';
 import { decodeKeys } from './keys.js';
@@ -48,7 +49,8 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: O
     const r = reasoning.current;
     if (r.written) return;
     r.written = true;
-    if (showReasoning && r.text.trim()) writeStderr(`${DIM(r.text.trim(), color)}\n`);
+    const text = sanitizeForTerminal(r.text).trim();
+    if (showReasoning && text) writeStderr(`${DIM(text, color)}\n`);
   };
 
   useEffect(() => {
@@ -67,13 +69,16 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: O
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Leave after the frame that printed the rest of the answer.
+  // Leave after the frame that printed the rest of the answer. Keyed on the whole state, not on
+  // `live`: a fast answer can go from null through a turn back to null between two renders.
+  const left = useRef(false);
   useEffect(() => {
-    if (chat.live === null && outcomeRef.current) {
+    if (chat.live === null && outcomeRef.current && !left.current) {
+      left.current = true;
       onDone(outcomeRef.current);
       exit();
     }
-  }, [chat.live, exit, onDone]);
+  }, [chat, exit, onDone]);
 
   const visible = (item: StaticItem) => item.kind === 'answer' || item.kind === 'tool';
   const live = chat.live;

@@ -1,15 +1,19 @@
 import { Box, Text } from 'ink';
+import { sanitizeForTerminal as safe } from '../terminal-text.js';
 import type { StaticItem } from './chat-state.js';
 import { renderMarkdownText } from './markdown-loader.js';
 import { ToolCallBlock } from './ToolCallBlock.js';
 
 const TONE_COLOR = { info: undefined, error: 'red', warn: 'yellow', dim: 'gray' } as const;
 
-/** One finished piece of the transcript. Rendered once inside <Static>, so cost here is paid once. */
+/**
+ * One finished piece of the transcript. Rendered once inside <Static>, so cost here is paid once.
+ * Every text may come from the gateway or a saved conversation: drawn only through sanitizeForTerminal.
+ */
 export function StaticEntry({ item, width, color }: { item: StaticItem; width: number; color: boolean }) {
   switch (item.kind) {
     case 'banner':
-      return <Text dimColor={color}>{item.text}</Text>;
+      return <Text dimColor={color}>{safe(item.text)}</Text>;
     case 'prompt':
       return (
         <Box marginTop={1}>
@@ -18,7 +22,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
             <Text bold color={color ? 'cyan' : undefined}>›</Text>
           </Box>
           <Box width={Math.max(10, width - 3)}>
-            <Text bold>{item.text}</Text>
+            <Text bold>{safe(item.text)}</Text>
           </Box>
         </Box>
       );
@@ -31,7 +35,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
     case 'reasoning':
       return (
         <Box paddingLeft={2} marginTop={1}>
-          <Text dimColor italic={color}>{item.text}</Text>
+          <Text dimColor italic={color}>{safe(item.text)}</Text>
         </Box>
       );
     case 'reasoning-collapsed':
@@ -50,7 +54,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
       return (
         <Box paddingLeft={item.tone === 'info' ? 0 : 2} marginTop={item.tone === 'info' ? 1 : 0}>
           <Text color={color ? TONE_COLOR[item.tone] : undefined} dimColor={item.tone === 'dim'}>
-            {item.text}
+            {safe(item.text)}
           </Text>
         </Box>
       );

@@ -1,8 +1,10 @@
 import { Box, Text } from 'ink';
 import type { ToolCall } from '../../protocol/events.js';
+import { sanitizeForTerminal as safe } from '../terminal-text.js';
 
 function formatArguments(args: unknown): string {
-  if (typeof args === 'string') return args;
+  // Arguments that are not JSON stay the model's raw string; JSON escapes its own control characters.
+  if (typeof args === 'string') return safe(args);
   const json = JSON.stringify(args, null, 2);
   return json === '{}' ? '(no arguments)' : json;
 }
@@ -12,8 +14,8 @@ export function ToolCallBlock({ call, color }: { call: ToolCall; color: boolean 
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={color ? 'magenta' : undefined} paddingX={1}>
       <Text>
-        <Text bold color={color ? 'magenta' : undefined}>{`tool call ${call.name}`}</Text>
-        <Text dimColor={color}>{`  ${call.id}`}</Text>
+        <Text bold color={color ? 'magenta' : undefined}>{`tool call ${safe(call.name)}`}</Text>
+        <Text dimColor={color}>{`  ${safe(call.id)}`}</Text>
       </Text>
       <Text>{formatArguments(call.arguments)}</Text>
     </Box>

@@ -9,6 +9,7 @@ import { ExitCode } from '../../exit-codes.js';
 import { ChatApp } from './ChatApp.js';
 import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
+import { sanitizeForTerminal } from '../terminal-text.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
@@ -110,7 +111,8 @@ export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOut
   const done = outcome as TurnOutcome | null;
   if (!done) throw new Error('the one-shot view ended without an outcome');
   if (!opts.quiet) {
-    const footer = footerText(done, opts.model, opts.api);
+    // The model name in the footer is the one the gateway reported.
+    const footer = sanitizeForTerminal(footerText(done, opts.model, opts.api));
     stderr.write(`${opts.color ? `\u001B[2m${footer}\u001B[22m` : footer}\n`);
   }
   return done;
