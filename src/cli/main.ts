@@ -3,6 +3,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { addChatOptions, addConnectionOptions, createRootCommand, type RawChatOptions } from './program.js';
 import { validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
+import { allCommands, carryLeadingOptions, formatParseError, splitTrailingPrompt } from './command-line.js';
 import { KEY_NAMES } from '../config/keys.js';
 import { MODEL_ENTRY_KEY_NAMES } from '../config/model-entries.js';
 import type { Io } from './context.js';
@@ -15,6 +16,8 @@ const runOneShot = async (options: Options, prompt: string[], io: Io) => (await 
 const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 
 let verbose = false;
+/** Words after a leading `--` (splitTrailingPrompt): always prompt text for the root command. */
+let trailingPrompt: string[] = [];
 
 /** Each action returns its exit code; main() owns process.exit, so no layer below calls it. */
 type Action = () => Promise<number>;
@@ -28,13 +31,13 @@ function buildProgram(): Command {
   program
     .enablePositionalOptions()
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(`gatechat: ${text.replace(/^error: /, '')}`) });
+    .hook('preAction', (root, actionCommand) => carryLeadingOptions(root, actionCommand));
 
   program.action((prompt: string[], raw: RawChatOptions, command: Command) =>
     run(async () => {
       const options = validateChatOptions(raw, command);
       verbose = options.verbose;
-      return runChatOrOneShot(options, prompt);
+      return runChatOrOneShot(options, [...prompt, ...trailingPrompt]);
     }),
   );
 
@@ -164,6 +167,10 @@ function buildProgram(): Command {
     }),
   );
 
+  // After every command exists, so each reports parse errors under its own name.
+  for (const command of allCommands(program)) {
+    command.configureOutput({ outputError: (text, write) => write(formatParseError(text, command)) });
+  }
   return program;
 }
 
@@ -180,8 +187,10 @@ async function runChat(options: ChatModeOptions, firstPrompt: string | undefined
 
 async function main(): Promise<number> {
   const program = buildProgram();
+  const line = splitTrailingPrompt(process.argv.slice(2), program.commands.map((command) => command.name()));
+  trailingPrompt = line.prompt;
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(line.args, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // help and --version end with code 0; every parse error is a usage error (exit 2).

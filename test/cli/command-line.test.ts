@@ -1,0 +1,117 @@
+// How the command line is read, through the built binary: options typed before a subcommand apply to
+// it or are refused (never dropped), `--` makes the rest a prompt even when it names a command, and an
+// unknown option is one line that suggests the closest one, on every command.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+
+const ctx = useGatewayAndUser();
+const cli = (args: string[], stdin?: string) => runCli(args, { env: ctx.user.env(), stdin, timeoutMs: 10_000 });
+
+describe('options before a subcommand', () => {
+  it('gatechat --base-url … models asks that gateway', async () => {
+    const result = await cli(['--base-url', ctx.base, 'models']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n')).toContain('echo');
+    expect(ctx.gateway.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
+  });
+
+  it('gatechat -p work history is refused with one line, not ignored', async () => {
+    const result = await cli(['-p', 'work', 'history']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('gatechat: -p, --profile does not apply to "gatechat history" (see: gatechat history --help)\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('gatechat -p work config get model reads the profile', async () => {
+    expect((await cli(['config', 'set', 'model', 'top-model'])).code).toBe(0);
+    expect((await cli(['config', 'set', '--profile', 'work', 'model', 'work-model'])).code).toBe(0);
+    const result = await cli(['-p', 'work', 'config', 'get', 'model']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('work-model\n');
+  });
+
+  it('gatechat --json history prints JSON', async () => {
+    const result = await cli(['--json', 'history']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('[]\n');
+  });
+
+  it('an option the subcommand does not have is refused and nothing is sent', async () => {
+    const result = await cli(['-m', 'echo', 'models', '--base-url', ctx.base]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('gatechat: -m, --model does not apply to "gatechat models" (see: gatechat models --help)\n');
+    expect(ctx.gateway.requests).toHaveLength(0);
+  });
+
+  it('-v before serve is refused, not dropped', async () => {
+    const result = await cli(['-v', 'serve', '--port', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('gatechat: -v, --verbose does not apply to "gatechat serve" (see: gatechat serve --help)\n');
+  });
+
+  it('the same option after the subcommand wins; repeatable ones add up', async () => {
+    const result = await cli(['--base-url', 'http://127.0.0.1:9/v1', '-H', 'X-Before: 1', 'models', '--base-url', ctx.base, '-H', 'X-After: 2']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(ctx.gateway.requests).toHaveLength(1);
+    expect(ctx.gateway.requests[0]!.headers['x-before']).toBe('1');
+    expect(ctx.gateway.requests[0]!.headers['x-after']).toBe('2');
+  });
+
+  it('chat options before demo apply to it', async () => {
+    const result = await cli(['--json', '-m', 'lorem-3', 'demo', 'hi']);
+    expect(result.code, result.stderr).toBe(0);
+    const answer = JSON.parse(result.stdout);
+    expect(answer.model).toBe('lorem-3');
+    expect(answer.text.trim().split(/\s+/)).toHaveLength(3);
+  });
+});
+
+describe('-- ends the options', () => {
+  it('gatechat -- history of rome sends the prompt "history of rome"', async () => {
+    const result = await cli(['--base-url', ctx.base, '-m', 'echo', '--no-save', '--', 'history', 'of', 'rome']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('history of rome\n');
+    expect((ctx.gateway.requests[0]!.body as { messages: unknown }).messages).toEqual([{ role: 'user', content: 'history of rome' }]);
+  });
+
+  it('words after -- that look like options are prompt text too', async () => {
+    const result = await cli(['--base-url', ctx.base, '-m', 'echo', '--no-save', '--', 'models', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('models --json\n');
+  });
+
+  it('after a subcommand, -- still gives that command its words (chat prompt stays chat)', async () => {
+    const result = await cli(['--json', 'demo', '--', 'history', 'of', 'rome']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).text).toBe('history of rome');
+  });
+});
+
+describe('an unknown option suggests the closest one, in one line, on every command', () => {
+  it.each([
+    [['--modle', 'echo', 'hi'], "gatechat: unknown option '--modle' (did you mean --model?)\n"],
+    [['--no-strem', 'hi'], "gatechat: unknown option '--no-strem' (did you mean --no-stream?)\n"],
+    [['--jsonn', 'hi'], "gatechat: unknown option '--jsonn' (did you mean --json or --jsonl?)\n"],
+    [['--optoin', 'a=1', 'hi'], "gatechat: unknown option '--optoin' (did you mean --option?)\n"],
+    [['chat', '--temprature', '1'], "gatechat: unknown option '--temprature' (did you mean --temperature?)\n"],
+    [['demo', '--modle', 'x'], "gatechat: unknown option '--modle' (did you mean --model?)\n"],
+    [['models', '--jsn'], "gatechat: unknown option '--jsn' (did you mean --json?)\n"],
+    [['models', '--base-ur', 'x'], "gatechat: unknown option '--base-ur' (did you mean --base-url?)\n"],
+    [['history', '--jsno'], "gatechat: unknown option '--jsno' (did you mean --json?)\n"],
+    [['config', 'list', '--show-secret'], "gatechat: unknown option '--show-secret' (did you mean --show-secrets?)\n"],
+    [['config', 'set', '--profle', 'x', 'model', 'y'], "gatechat: unknown option '--profle' (did you mean --profile?)\n"],
+    [['config', 'get', '--show-secret', 'model'], "gatechat: unknown option '--show-secret' (did you mean --show-secrets?)\n"],
+    [['config', 'unset', '--profil', 'x', 'model'], "gatechat: unknown option '--profil' (did you mean --profile?)\n"],
+    [['serve', '--prot', '1'], "gatechat: unknown option '--prot' (did you mean --port?)\n"],
+    [['serve', '--api-kye', 'k'], "gatechat: unknown option '--api-kye' (did you mean --api-key?)\n"],
+    [['-Z', 'hi'], "gatechat: unknown option '-Z' (see: gatechat --help)\n"],
+    [['history', '--model', 'x'], "gatechat: unknown option '--model' (see: gatechat history --help)\n"],
+  ])('gatechat %j', async (args, stderr) => {
+    const result = await cli(args, '');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(stderr);
+    expect(result.stdout).toBe('');
+    expect(ctx.gateway.requests).toHaveLength(0);
+  });
+});
