@@ -49,6 +49,14 @@ export class TmuxSession {
     this.tmux('paste-buffer', '-p', '-d');
   }
 
+  /**
+   * Appends every byte the program writes to the terminal to `file` from now on (tmux pipe-pane):
+   * the raw escape codes a screen capture hides.
+   */
+  record(file: string): void {
+    this.tmux('pipe-pane', '-o', `cat >> ${shellQuote(file)}`);
+  }
+
   screen(): string {
     return this.tmux('capture-pane', '-p', '-J');
   }

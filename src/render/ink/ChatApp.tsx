@@ -6,7 +6,8 @@ import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { chatReducer, initialChat, type NoticeTone } from './chat-state.js';
 import { completeCommand, parseInput } from './commands.js';
 import { editInEditor } from './editor.js';
-import { InputBox } from './InputBox.js';
+import { INPUT_BOX_CHROME_COLUMNS, InputBox } from './InputBox.js';
+import { inputView } from './input-view.js';
 import type { InputHistory } from './input-history.js';
 import { initialInput, inputReducer } from './input-state.js';
 import { resolveKey } from './key-bindings.js';
@@ -34,9 +35,6 @@ export interface ChatAppProps {
   env?: NodeJS.ProcessEnv;
 }
 
-// ESC[2J clears the screen, ESC[3J the scrollback, ESC[H homes the cursor.
-const CLEAR_SCREEN = '\u001B[2J\u001B[3J\u001B[H';
-const RESIZE_SETTLE_MS = 150;
 
 function banner(props: ChatAppProps): string {
   const { conversation: c, version } = props;
@@ -144,10 +142,8 @@ export function ChatApp(props: ChatAppProps) {
     startTurn,
     exit: requestExit,
     toggleReasoning: (show) => dispatch({ type: 'toggle-reasoning', show }),
-    reset: () => {
-      write(CLEAR_SCREEN);
-      dispatch({ type: 'reset', banner: banner(props) });
-    },
+    // A new conversation starts below the old one: the scrollback is the user's (SPEC §8).
+    reset: () => dispatch({ type: 'reset', banner: banner(props) }),
     copy: (text) => write(osc52(text, props.env)),
     lastAnswer: () => chatRef.current.last?.text ?? null,
     edit: openEditor,
@@ -254,19 +250,13 @@ export function ChatApp(props: ChatAppProps) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Re-wrap everything printed so far when the width changes (once the resize settles).
-  const printedWidth = useRef(columns);
-  useEffect(() => {
-    if (columns === printedWidth.current) return;
-    const timer = setTimeout(() => {
-      printedWidth.current = columns;
-      write(CLEAR_SCREEN);
-      dispatch({ type: 'reprint' });
-    }, RESIZE_SETTLE_MS);
-    return () => clearTimeout(timer);
-  }, [columns, dispatch, write]);
+  // What was printed stays as printed when the window is resized: re-printing it would mean clearing
+  // the screen and the scrollback with it (SPEC §8). Only the live region follows the new width.
 
-  const inputLines = input.value.split('\n').length;
+  // The live region (answer, input box, status line) stays shorter than the window, or Ink would
+  // clear the screen to redraw it. The box's border, margin and the status line take 4 rows.
+  const inputBudget = Math.max(1, Math.floor((rows - 5) / (chat.live ? 2 : 1)));
+  const inputLines = inputView(input.value, input.cursor, columns - INPUT_BOX_CHROME_COLUMNS, inputBudget).rows;
   const maxLiveLines = Math.max(3, rows - inputLines - 5);
   const statusNotice = chat.exitArmed ? 'press Ctrl-C again to exit' : hint;
 
@@ -277,7 +267,7 @@ export function ChatApp(props: ChatAppProps) {
       </Static>
       {!leaving && chat.live && <LiveTurnView live={chat.live} showReasoning={chat.showReasoning} width={columns} maxLines={maxLiveLines} color={color} />}
       {!leaving && (<Box marginTop={1} flexDirection="column">
-        <InputBox value={input.value} cursor={input.cursor} busy={chat.live !== null} color={color} />
+        <InputBox value={input.value} cursor={input.cursor} busy={chat.live !== null} color={color} width={columns} maxRows={inputBudget} />
         <StatusLine settings={conversation.settings} last={chat.last} notice={statusNotice} color={color} />
       </Box>)}
     </Box>

@@ -48,7 +48,7 @@ export interface ChatState {
   showReasoning: boolean;
   /** The first Ctrl-C on an empty prompt arms exit; the second exits. */
   exitArmed: boolean;
-  /** Bumped to re-print everything (resize, /clear): <Static> is keyed by it. */
+  /** Bumped when /clear starts a new conversation: <Static> is keyed by it and prints the new banner. */
   epoch: number;
 }
 
@@ -59,7 +59,6 @@ export type ChatAction =
   | { type: 'notice'; text: string; tone: NoticeTone }
   | { type: 'toggle-reasoning'; show?: boolean }
   | { type: 'arm-exit'; armed: boolean }
-  | { type: 'reprint' }
   | { type: 'reset'; banner?: string };
 
 export function initialChat(options: { showReasoning: boolean; banner?: string; history?: StaticItem[] }): ChatState {
@@ -178,8 +177,6 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     }
     case 'arm-exit':
       return state.exitArmed === action.armed ? state : { ...state, exitArmed: action.armed };
-    case 'reprint':
-      return { ...state, epoch: state.epoch + 1 };
     case 'reset':
       return {
         ...initialChat({ showReasoning: state.showReasoning, banner: action.banner }),
