@@ -96,7 +96,16 @@ async function send(
   for (let switched = false; ; switched = true) {
     const body = protocol.buildRequest({ ...opts.request, maxTokensField: field });
     try {
-      const response = await sendRequest({ conn: opts.conn, method: 'POST', path: protocol.path, body, signal, log: opts.log, onRetry: opts.onRetry });
+      const response = await sendRequest({
+        conn: opts.conn,
+        method: 'POST',
+        path: protocol.path,
+        body,
+        signal,
+        log: opts.log,
+        onRetry: opts.onRetry,
+        wholeAnswer: !opts.request.stream,
+      });
       return { response, field };
     } catch (error) {
       // Only when the field was actually sent: otherwise switching cannot change anything.
@@ -164,9 +173,10 @@ async function* decodeJson(response: HttpResponse, protocol: Protocol, secrets: 
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    // A body that starts as JSON but stops early is a cut-off answer, not a gateway's prose.
+    // A body that starts as JSON but stops early is a cut-off answer, not a gateway's prose: the
+    // non-stream form of a stream without its end marker (exit 8).
     if (/^\s*[{[]/.test(text) && /end of (JSON )?input|Unterminated|Expected/i.test((error as Error).message)) {
-      throw new GatechatError(`the gateway's JSON answer was cut off after ${Buffer.byteLength(text)} bytes`, ExitCode.server);
+      throw new GatechatError(`the gateway's JSON answer was cut off after ${Buffer.byteLength(text)} bytes`, ExitCode.truncated);
     }
     const summary = redactSecrets(describeErrorBody(text, response.headers['content-type']).message, secrets);
     throw new GatechatError(`the gateway answered with invalid JSON${summary ? `: ${summary.slice(0, 120)}` : ''}`, ExitCode.server);

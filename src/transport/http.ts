@@ -38,6 +38,11 @@ export interface HttpRequest {
   /** --verbose; receives lines that are already redacted. */
   log?: (line: string) => void;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * The response headers come only once the whole answer is generated (--no-stream): the wait for
+   * them is longer, and a time-out there is not retried (SPEC §7).
+   */
+  wholeAnswer?: boolean;
 }
 
 export interface HttpResponse {
@@ -56,6 +61,13 @@ const MAX_REDIRECTS = 5;
 /** Whole-body reads (non-stream answers); error bodies are read with a much smaller cap. */
 export const MAX_TEXT_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+/** A non-streamed answer may take minutes to generate before its headers: wait at least this long. */
+export const WHOLE_ANSWER_HEADERS_MS = 600_000;
+
+/** SPEC §7: the limit on the wait for response headers. */
+export function headersTimeoutMs(conn: Connection, wholeAnswer: boolean): number {
+  return wholeAnswer ? Math.max(conn.timeouts.headersMs, WHOLE_ANSWER_HEADERS_MS) : conn.timeouts.headersMs;
+}
 /** Response headers worth a --verbose line. */
 const LOGGED_RESPONSE_HEADERS = ['content-type', 'content-encoding', 'x-request-id', 'request-id', 'retry-after', 'retry-after-ms', 'x-should-retry', 'location'];
 
@@ -80,7 +92,7 @@ function flatten(headers: Record<string, string | string[] | undefined>): Record
 }
 
 /** Pre-header failures: the phase decides both the message and whether a retry may help. */
-export function preHeaderError(error: unknown, url: URL, conn: Connection): NetworkError {
+export function preHeaderError(error: unknown, url: URL, conn: Connection, wholeAnswer = false): NetworkError {
   const code = errorCode(error);
   const host = url.host;
   const detail = error instanceof Error ? error.message : String(error);
@@ -98,6 +110,14 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection): Netw
     case 'ETIMEDOUT':
       return new NetworkError('connect', `cannot connect to ${host}: ${code}`, { cause: error });
     case 'UND_ERR_HEADERS_TIMEOUT':
+      if (wholeAnswer) {
+        // The gateway may still be generating (and billing) the answer: asking again would pay twice.
+        const limit = seconds(headersTimeoutMs(conn, true));
+        return new NetworkError('headers', `timed out after ${limit} waiting for the whole answer (--no-stream waits the larger of --timeout and 600 s; not retried)`, {
+          cause: error,
+          retryable: false,
+        });
+      }
       return new NetworkError('headers', `timed out waiting for response headers after ${seconds(conn.timeouts.headersMs)} (--timeout)`, { cause: error });
     case 'UND_ERR_SOCKET':
     case 'ECONNRESET':
@@ -139,7 +159,7 @@ async function attempt(req: HttpRequest, agent: Agent, payload: string | undefin
       res = await request(url, { dispatcher: agent, method, headers, body, signal });
     } catch (error) {
       if (signal?.aborted || isAbortError(error)) throw new RequestAbortedError();
-      return { kind: 'network', error: preHeaderError(error, url, conn) };
+      return { kind: 'network', error: preHeaderError(error, url, conn, req.wholeAnswer) };
     }
     const resHeaders = flatten(res.headers);
     if (log) {
@@ -194,7 +214,7 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   // A dedicated dispatcher: per-connection timeouts, and destroying it lets the process exit at once.
   const agent = new Agent({
     connect: { timeout: conn.timeouts.connectMs },
-    headersTimeout: conn.timeouts.headersMs,
+    headersTimeout: headersTimeoutMs(conn, req.wholeAnswer === true),
     bodyTimeout: conn.timeouts.idleMs,
   });
   let agentClosed = false;

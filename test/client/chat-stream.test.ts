@@ -228,13 +228,13 @@ describe('content-type robustness and non-stream answers', () => {
     expect(error.message).toBe('gateway error: HTTP 200 with an HTML page instead of an answer: HTML error page: Sign in to Corp Proxy');
   });
 
-  it('a JSON body cut off part-way: exit 6, said so, not dumped', async () => {
+  it('a JSON body cut off part-way: exit 8 (like a stream without its end marker), said so, not dumped', async () => {
     const s = await server((_q, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"choices": [');
     });
     const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }) }));
-    expect(error.exitCode).toBe(6);
+    expect(error.exitCode).toBe(8);
     expect(error.message).toBe("the gateway's JSON answer was cut off after 13 bytes");
   });
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpError, NetworkError, StreamInterruptedError } from '../../src/transport/errors.js';
 import { errors as undiciErrors } from 'undici';
-import { isAbortError, plainHttpWarning, preHeaderError, sendRequest, type HttpRequest } from '../../src/transport/http.js';
+import { headersTimeoutMs, isAbortError, plainHttpWarning, preHeaderError, sendRequest, type HttpRequest } from '../../src/transport/http.js';
 import { connection, failure, json, useLoopbackServers, sleep } from './loopback.js';
 
 const server = useLoopbackServers();
@@ -275,6 +275,20 @@ describe('network failures', () => {
     expect(error.phase).toBe('headers');
     expect(error.message).toBe('timed out waiting for response headers after 0.3 s (--timeout)');
     expect(s.requests).toHaveLength(2);
+  });
+
+  it('whole-answer (--no-stream) headers wait: the larger of --timeout and 600 s, its time-out not retried', async () => {
+    const short = connection('http://127.0.0.1:1/v1', { timeouts: { connectMs: 1000, headersMs: 2000, idleMs: 2000 } });
+    const long = connection('http://127.0.0.1:1/v1', { timeouts: { connectMs: 1000, headersMs: 900_000, idleMs: 2000 } });
+    expect(headersTimeoutMs(short, true)).toBe(600_000);
+    expect(headersTimeoutMs(long, true)).toBe(900_000);
+    expect(headersTimeoutMs(short, false)).toBe(2000);
+    // Waiting ten minutes in a test is not an option: the mapping of the time-out is checked directly.
+    const timedOut = preHeaderError(new undiciErrors.HeadersTimeoutError(), new URL(short.baseUrl), short, true);
+    expect(timedOut.phase).toBe('headers');
+    expect(timedOut.retryable).toBe(false);
+    expect(timedOut.message).toMatch(/after 600 s waiting for the whole answer .*not retried/);
+    expect(preHeaderError(new undiciErrors.HeadersTimeoutError(), new URL(short.baseUrl), short, false).retryable).toBe(true);
   });
 
   it('abort while waiting for headers: prompt, recognisable', async () => {
