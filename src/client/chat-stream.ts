@@ -130,7 +130,11 @@ async function* decodeStream(
     onEvent(message) {
       // Anything after the end marker (a trailing [DONE], a proxy's footer) is not part of the answer.
       if (decoder.ended) return;
-      for (const event of decoder.push({ event: message.event, data: message.data })) pending.push(redactError(event, secrets));
+      for (const event of decoder.push({ event: message.event, data: message.data })) {
+        // The error line holds the gateway's message in short; -v shows the whole event.
+        if (event.type === 'error') log?.(`< error event: ${message.data}`);
+        pending.push(redactError(event, secrets));
+      }
     },
     onComment() {
       // Keep-alive: the idle timer is per received chunk, so it already counted as activity.

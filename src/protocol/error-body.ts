@@ -1,3 +1,4 @@
+import { embeddedJson, singleLine, withoutStackTrace } from './error-message.js';
 import { isRecord, nonEmptyString, numberOrNull, stringOrNull, tryParseJson, type JsonObject } from './json.js';
 
 export interface ErrorBodyInfo {
@@ -14,8 +15,10 @@ export interface StreamErrorInfo {
 }
 
 const MAX_LINE = 200;
-// Upstream text relayed by OpenRouter is the useful part of its message: allow more of it.
-const MAX_RAW = 500;
+/** SPEC §4: the gateway's message in an error line is about 300 characters at most (-v shows it all). */
+const MAX_MESSAGE = 300;
+/** A JSON error inside a message string inside … : deeper than this is not worth unwrapping. */
+const MAX_NESTING = 4;
 
 interface Envelope extends ErrorBodyInfo {
   status: number | null;
@@ -53,9 +56,26 @@ function upstreamRaw(metadata: unknown): string | null {
   const parsed = tryParseJson(text);
   if (parsed.ok && isRecord(parsed.value)) {
     const inner = readEnvelope(parsed.value);
-    if (inner !== null && inner.message !== '') return clip(inner.message, MAX_RAW);
+    if (inner !== null && inner.message !== '') return inner.message;
   }
-  return clip(text, MAX_RAW);
+  return innermost(text);
+}
+
+/**
+ * The innermost message of a gateway's message string: its stack trace dropped, and an upstream's
+ * JSON error inside it read for that error's own message (keeping the wrapper's words before it,
+ * which name the provider, when there is room).
+ */
+function innermost(text: string, depth = 0): string {
+  const message = withoutStackTrace(text);
+  if (depth >= MAX_NESTING) return message;
+  const embedded = embeddedJson(message);
+  if (embedded === null || !isRecord(embedded.value)) return message;
+  const inner = readEnvelope(embedded.value, depth + 1);
+  if (inner === null) return message;
+  const before = embedded.before.replace(/:$/, '').trim();
+  if (before === '' || before.length + inner.message.length + 2 > MAX_MESSAGE) return inner.message;
+  return `${before}: ${inner.message}`;
 }
 
 function codeOf(value: unknown): string | number | null {
@@ -64,9 +84,10 @@ function codeOf(value: unknown): string | number | null {
 }
 
 /** The one reader of error envelopes, for HTTP error bodies and errors inside streams alike. */
-function readEnvelope(obj: JsonObject): Envelope | null {
-  // OpenAI / OpenRouter / Anthropic put the details under `error`; some gateways put them at the top.
-  const inner: JsonObject = isRecord(obj.error) ? obj.error : obj;
+function readEnvelope(obj: JsonObject, depth = 0): Envelope | null {
+  // OpenAI / OpenRouter / Anthropic put the details under `error`; some gateways put them at the
+  // top; claude-code-router's stream errors put them under `message`.
+  const inner: JsonObject = isRecord(obj.error) ? obj.error : isRecord(obj.message) ? obj.message : obj;
   let message =
     nonEmptyString(inner.message) ??
     detailMessage(inner.detail) ??
@@ -76,6 +97,7 @@ function readEnvelope(obj: JsonObject): Envelope | null {
   const raw = upstreamRaw(inner.metadata);
   if (raw !== null) message = message === null ? raw : `${message}: ${raw}`;
   if (message === null) return null;
+  message = innermost(message, depth);
   const code = codeOf(inner.code);
   const status = numberOrNull(inner.status_code) ?? numberOrNull(inner.status) ?? (typeof code === 'number' ? code : null);
   return {
@@ -127,13 +149,13 @@ export function describeErrorBody(body: string, contentType: string | undefined)
   if (parsed.ok) {
     if (isRecord(parsed.value)) {
       const env = readEnvelope(parsed.value);
-      if (env !== null) return { message: env.message, code: env.code, type: env.type, param: env.param };
+      if (env !== null) return { message: singleLine(env.message, MAX_MESSAGE), code: env.code, type: env.type, param: env.param };
     }
-    if (typeof parsed.value === 'string') return { ...empty, message: firstLine(parsed.value) };
+    if (typeof parsed.value === 'string') return { ...empty, message: firstLine(withoutStackTrace(parsed.value)) };
     return { ...empty, message: clip(JSON.stringify(parsed.value), MAX_LINE) };
   }
   if (looksLikeHtml(body, contentType)) return { ...empty, message: summarizeHtml(body) };
-  return { ...empty, message: firstLine(body) };
+  return { ...empty, message: firstLine(withoutStackTrace(body)) };
 }
 
 /**
@@ -145,7 +167,7 @@ export function describeStreamError(payload: unknown): StreamErrorInfo {
   if (typeof payload === 'string') return { code: null, message: firstLine(payload) || 'stream error', status: null };
   if (isRecord(payload)) {
     const env = readEnvelope(payload);
-    if (env !== null) return { code: env.code ?? env.type, message: env.message, status: env.status };
+    if (env !== null) return { code: env.code ?? env.type, message: singleLine(env.message, MAX_MESSAGE), status: env.status };
     const inner = isRecord(payload.error) ? payload.error : payload;
     return {
       code: codeOf(inner.code) ?? stringOrNull(inner.type),

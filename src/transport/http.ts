@@ -246,6 +246,8 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
           if (isAbortError(error)) throw error;
           return ''; // the status alone still says what happened
         });
+        // The error line holds the gateway's message in short; -v shows everything it said.
+        if (log && bodyText !== '') log(`< body: ${redactSecrets(bodyText, secrets)}`);
       }
       const finalError = (extra?: string): Error =>
         result.kind === 'network' ? result.error : httpErrorFrom(status!, resHeaders!, bodyText, secrets, extra);

@@ -104,6 +104,33 @@ describe('describeErrorBody', () => {
     expect(noHeading).not.toMatch(/[<>]/);
   });
 
+  it('unwraps an upstream JSON error inside a message string and drops the stack trace', () => {
+    const inner = JSON.stringify({ error: { message: 'context too long', type: 'invalid_request_error' } });
+    const text = `Error from provider(p,m: 400): ${inner}Error: Error from provider(p,m: 400): ${inner}\n    at qn (/srv/app/cli.js:582:7451)\n    at async cN (file:///srv/app/cli.js:9:1)`;
+    expect(describeErrorBody(JSON.stringify({ error: { message: text, type: 'api_error' } }), 'application/json').message).toBe(
+      'Error from provider(p,m: 400): context too long',
+    );
+    // A stack header that does not repeat the message stays (it is the message); frames and locations go.
+    expect(describeErrorBody(JSON.stringify({ message: 'TypeError: x is undefined\n    at f (/a/b.js:1:2)' }), undefined).message).toBe('TypeError: x is undefined');
+    expect(describeErrorBody(JSON.stringify({ message: 'fetch failedTypeError: fetch failed\n    at node:internal/deps/undici/undici:1:2' }), undefined).message).toBe('fetch failed');
+  });
+
+  it('keeps what only looks like a location or JSON: a URL with a port, braces in prose', () => {
+    expect(describeErrorBody('{"error":{"message":"cannot reach http://10.0.0.2:8080/v1 (ECONNREFUSED)"}}', undefined).message).toBe(
+      'cannot reach http://10.0.0.2:8080/v1 (ECONNREFUSED)',
+    );
+    expect(describeErrorBody('{"error":{"message":"field {name} is required"}}', undefined).message).toBe('field {name} is required');
+  });
+
+  it('gives one line of about 300 characters at most, keeping the innermost message over the wrapper', () => {
+    const long = 'y'.repeat(280);
+    const wrapped = describeErrorBody(JSON.stringify({ error: { message: `Error from provider(p,m: 500): ${JSON.stringify({ error: { message: long } })}` } }), undefined);
+    expect(wrapped.message).toBe(long);
+    const huge = describeErrorBody(JSON.stringify({ error: { message: `line one\nline two ${'z'.repeat(1000)}` } }), undefined).message;
+    expect(huge.length).toBeLessThanOrEqual(300);
+    expect(huge).toMatch(/^line one line two z+…$/);
+  });
+
   it('clips long plain text to about 200 characters', () => {
     const info = describeErrorBody('x'.repeat(5000), 'text/plain');
     expect(info.message.length).toBeLessThanOrEqual(200);
@@ -117,6 +144,11 @@ describe('describeStreamError', () => {
     expect(describeStreamError('boom\nmore')).toEqual({ code: null, message: 'boom', status: null });
     expect(describeStreamError({ error: {} }).message).toMatch(/stream error/);
     expect(describeStreamError(7).message).toMatch(/stream error/);
+  });
+
+  it("reads claude-code-router's error event: the message under `message`, itself JSON", () => {
+    const payload = { type: 'error', message: { type: 'api_error', message: '{"code":502,"message":"upstream said no"}' } };
+    expect(describeStreamError(payload)).toEqual({ code: 'api_error', message: 'upstream said no', status: null });
   });
 });
 
@@ -136,6 +168,12 @@ describe('otherMaxTokensField', () => {
     expect(otherMaxTokensField(400, { message: 'temperature out of range', param: 'temperature' }, 'max_tokens')).toBeNull();
     // The field we already use is named, but max_completion_tokens must not match max_tokens.
     expect(otherMaxTokensField(400, { message: 'max_completion_tokens must be positive', param: null }, 'max_completion_tokens')).toBeNull();
+  });
+  it('matches whole field names only: a longer name that starts with the field is another field', () => {
+    // A substring match would read `max_tokens` inside `max_tokens_limit` and switch for nothing.
+    expect(otherMaxTokensField(400, { message: 'max_tokens_limit exceeded for this account', param: null }, 'max_completion_tokens')).toBeNull();
+    expect(otherMaxTokensField(400, { message: 'Unsupported value: max_completion_tokens_cap', param: null }, 'max_tokens')).toBeNull();
+    expect(otherMaxTokensField(400, { message: 'Unsupported parameter: x_max_tokens', param: null }, 'max_tokens')).toBeNull();
   });
 });
 
