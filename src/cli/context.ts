@@ -9,6 +9,7 @@ import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
 import { sanitizeForTerminal } from '../render/terminal-text.js';
 import type { ChatFlags, ChatModeOptions } from './flags.js';
+import { continuedFlags, continuedTools, keepConversationValues } from './continue-settings.js';
 
 export interface Io {
   stdin: NodeJS.ReadStream;
@@ -51,20 +52,18 @@ export function diagnostics(io: Io, verbose: boolean): Diagnostics {
 
 /** Everything a turn needs, resolved and validated before anything is sent. */
 export async function openSession(options: ChatModeOptions, io: Io): Promise<{ settings: Settings; conn: Connection; conversation: Conversation }> {
-  const settings = await loadSettings(options.flags, options.isolated);
+  // The conversation first: its settings come before the environment and config (SPEC §6).
+  const continuing = options.continueLast || options.cid !== undefined;
+  const store = continuing ? new ConversationStore(dataDir()) : null;
+  const resume = store ? store.load(options.cid ?? latestCid(store)) : undefined;
+  const flags = continuedFlags(options.flags, resume?.settings);
+  const settings = keepConversationValues(await loadSettings(flags, options.isolated), options.flags, resume?.settings);
   const ready = requireConnection(settings);
   const conn = connectionFrom(ready);
   const { log, warn } = diagnostics(io, options.verbose);
 
   const httpWarning = plainHttpWarning(conn);
   if (httpWarning) warn(httpWarning);
-
-  const store = settings.save || options.continueLast || options.cid ? new ConversationStore(dataDir()) : null;
-  let cid = options.cid;
-  if (options.continueLast) {
-    cid = store!.latest() ?? undefined;
-    if (!cid) throw new UsageError('--continue: there is no saved conversation yet');
-  }
 
   const conversation = openConversation({
     conn,
@@ -78,17 +77,23 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
       extraBody: settings.extraBody,
     },
     maxTokensField: settings.maxTokensField,
-    tools: options.tools,
-    store,
+    tools: continuedTools(options.tools, resume?.settings),
+    store: store ?? (settings.save ? new ConversationStore(dataDir()) : null),
     record: settings.save,
     // A piped answer is written delta by delta and needed by nothing after: don't hold it (a 50 MB
     // answer would otherwise sit in memory once more). --json, --jsonl and the terminal views need it.
     retainText: !(options.output === 'auto' && !io.stdout.isTTY),
-    cid,
+    resume,
     log,
     warn,
     onRetry: ({ attempt, delayMs, reason }) =>
       io.stderr.write(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
   });
   return { settings, conn, conversation };
+}
+
+function latestCid(store: ConversationStore): string {
+  const cid = store.latest();
+  if (!cid) throw new UsageError('--continue: there is no saved conversation yet');
+  return cid;
 }

@@ -13,7 +13,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { Api, FinishReason, ToolCall } from '../protocol/events.js';
+import type { Api, FinishReason, ToolCall, ToolDefinition } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import { ensurePrivateDir } from './paths.js';
 import type { TurnStatus } from './types.js';
@@ -22,14 +22,28 @@ import type { TurnStatus } from './types.js';
 // and fsynced, so a crash can at worst leave a torn *last* line, which load() ignores; the turns
 // before it are never touched again.
 
-export interface MetaRecord {
+/**
+ * What a conversation continues with (SPEC §6): the header holds the first turn's, and a prompt
+ * sent with different ones carries the new set. null is "none" (the gateway's default), written so
+ * that a value configured later does not creep into the conversation; a missing field (files
+ * written before these were recorded) leaves it to flags and config.
+ */
+export interface SavedSettings {
+  model: string;
+  api: Api;
+  system?: string | null;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  /** Extra request body fields (-o). */
+  options?: Record<string, unknown> | null;
+  tools?: ToolDefinition[] | null;
+}
+
+export interface MetaRecord extends SavedSettings {
   type: 'meta';
   v: 1;
   cid: string;
   created: string;
-  model: string;
-  api: Api;
-  system?: string;
 }
 
 export interface UserRecord {
@@ -38,6 +52,8 @@ export interface UserRecord {
   content: string;
   /** /retry: this prompt asks the previous turn again and supersedes it in the context (both stay on disk). */
   retry?: true;
+  /** The settings from this prompt on, when they differ from those before it. */
+  settings?: SavedSettings;
 }
 
 export interface AssistantRecord {
@@ -74,6 +90,13 @@ type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord;
 /** What callers pass: the store stamps `type` and `ts`. */
 export type AssistantInput = Omit<AssistantRecord, 'type' | 'ts'> & { ts?: string };
 
+/** A conversation read back: its turns and the settings its last prompt was sent with. */
+export interface LoadedConversation {
+  meta: MetaRecord;
+  turns: StoredTurn[];
+  settings: SavedSettings;
+}
+
 export interface StoredTurn {
   user: string;
   /** null when the answer never got recorded (crash, kill -9). */
@@ -102,7 +125,7 @@ export class ConversationStore {
   }
 
   /** Writes the header line at once (exclusive create), so the id is taken and listed from then on. */
-  create(meta: { model: string; api: Api; system?: string }): string {
+  create(settings: SavedSettings): string {
     try {
       ensurePrivateDir(this.root);
     } catch (error) {
@@ -110,7 +133,7 @@ export class ConversationStore {
     }
     for (let attempt = 0; ; attempt++) {
       const cid = newCid();
-      const record: MetaRecord = { type: 'meta', v: 1, cid, created: new Date().toISOString(), ...meta };
+      const record: MetaRecord = { type: 'meta', v: 1, cid, created: new Date().toISOString(), ...settings };
       let fd: number;
       try {
         fd = openSync(this.file(cid), 'wx', 0o600);
@@ -130,9 +153,10 @@ export class ConversationStore {
   }
 
   /** Called before the request is sent, so a crash mid-answer never loses the prompt. */
-  appendUser(cid: string, content: string, options: { retry?: boolean } = {}): void {
+  appendUser(cid: string, content: string, options: { retry?: boolean; settings?: SavedSettings } = {}): void {
     const record: UserRecord = { type: 'user', ts: new Date().toISOString(), content };
     if (options.retry) record.retry = true;
+    if (options.settings) record.settings = options.settings;
     this.append(cid, record);
   }
 
@@ -146,9 +170,10 @@ export class ConversationStore {
     this.append(cid, { ...record, type: 'assistant', ts: record.ts ?? new Date().toISOString() } satisfies AssistantRecord);
   }
 
-  load(cid: string): { meta: MetaRecord; turns: StoredTurn[] } {
+  load(cid: string): LoadedConversation {
     const { meta, records } = this.read(cid);
     const turns: StoredTurn[] = [];
+    let settings = headerSettings(meta, records);
     let parts: string[] = [];
     // Parts streamed to disk with no final record (a crash mid-answer) are the partial answer.
     const closeCrashedAnswer = (): void => {
@@ -159,6 +184,7 @@ export class ConversationStore {
     for (const record of records) {
       if (record.type === 'user') {
         closeCrashedAnswer();
+        if (record.settings) settings = savedSettings(record.settings, settings);
         if (record.retry) turns.pop();
         turns.push({ user: record.content, assistant: null });
       } else if (record.type === 'answer_part') {
@@ -173,7 +199,7 @@ export class ConversationStore {
       }
     }
     closeCrashedAnswer();
-    return { meta, turns };
+    return { meta, turns, settings };
   }
 
   /** The conversation written to most recently (what `-c` continues), or null when there is none. */
@@ -286,6 +312,47 @@ export class ConversationStore {
     meta ??= { type: 'meta', v: 1, cid, created: records[0]?.ts ?? '', model: '', api: 'chat' };
     return { meta, records };
   }
+}
+
+/**
+ * The header's settings. A header written before the settings were recorded has only model, api
+ * and system; the last answer's params then tell the temperature, max tokens and options used.
+ */
+function headerSettings(meta: MetaRecord, records: StoredRecord[]): SavedSettings {
+  const settings = savedSettings(meta, { model: '', api: 'chat' });
+  const recorded = (['temperature', 'max_tokens', 'options', 'tools'] as const).some((key) => key in meta);
+  if (recorded) return settings;
+  const lastAnswer = records.findLast((r): r is AssistantRecord => r.type === 'assistant');
+  const params = (lastAnswer?.params ?? {}) as Partial<AssistantRecord['params']>;
+  if (typeof params.temperature === 'number') settings.temperature = params.temperature;
+  if (typeof params.max_tokens === 'number') settings.max_tokens = params.max_tokens;
+  if (isObject(params.options)) settings.options = params.options;
+  return settings;
+}
+
+/**
+ * Settings from a record, each field checked for its type (files can be edited by hand): a field
+ * of the wrong type is dropped, so flags and config decide it, as for an old file.
+ */
+function savedSettings(value: Partial<SavedSettings>, fallback: Pick<SavedSettings, 'model' | 'api'>): SavedSettings {
+  const out: SavedSettings = {
+    model: typeof value.model === 'string' ? value.model : fallback.model,
+    api: value.api === 'chat' || value.api === 'messages' ? value.api : fallback.api,
+  };
+  const take = <K extends keyof SavedSettings>(key: K, ok: (v: unknown) => boolean) => {
+    const v = value[key];
+    if (v === null || (v !== undefined && ok(v))) out[key] = v as SavedSettings[K];
+  };
+  take('system', (v) => typeof v === 'string');
+  take('temperature', (v) => typeof v === 'number' && Number.isFinite(v));
+  take('max_tokens', (v) => Number.isInteger(v) && (v as number) > 0);
+  take('options', isObject);
+  take('tools', Array.isArray);
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

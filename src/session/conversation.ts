@@ -5,7 +5,8 @@ import type { Connection } from '../transport/http.js';
 import { isAbortError } from '../transport/http.js';
 import { ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
-import type { ConversationStore, StoredTurn } from './conversation-store.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { ConversationStore, LoadedConversation, SavedSettings, StoredTurn } from './conversation-store.js';
 import { toContextMessages } from './context-messages.js';
 import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
 
@@ -24,8 +25,8 @@ export interface ConversationDeps {
    * goes to disk in parts as it arrives instead. Default true.
    */
   retainText?: boolean;
-  /** Continue this saved conversation (-c / --cid). */
-  cid?: string;
+  /** Continue this saved conversation (-c / --cid); `settings` above are already resolved against it. */
+  resume?: LoadedConversation;
   log?: (line: string) => void;
   warn?: (line: string) => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
@@ -42,14 +43,17 @@ class GatewayConversation implements Conversation {
   /** Every turn of the conversation: those loaded from disk (-c / --cid), then this session's. */
   turns: FinishedTurn[] = [];
   private maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** The settings the conversation's file says are in effect: a prompt sent with others records them. */
+  private recordedSettings: SavedSettings | null = null;
 
   constructor(private readonly deps: ConversationDeps) {
     this.settings = { ...deps.settings };
     this.maxTokensField = deps.maxTokensField;
-    this.cid = deps.cid ?? null;
-    if (deps.cid && deps.store) {
-      const cid = deps.cid;
-      this.turns = deps.store.load(cid).turns.map((turn) => finishedTurn(turn, cid, this.settings.api));
+    const resume = deps.resume;
+    this.cid = resume?.meta.cid ?? null;
+    if (resume) {
+      this.turns = resume.turns.map((turn) => finishedTurn(turn, resume.meta.cid, this.settings.api));
+      this.recordedSettings = resume.settings;
     }
   }
 
@@ -60,6 +64,7 @@ class GatewayConversation implements Conversation {
   clear(): void {
     this.turns = [];
     this.cid = null;
+    this.recordedSettings = null;
   }
 
   send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
@@ -76,9 +81,32 @@ class GatewayConversation implements Conversation {
     const { store, record } = this.deps;
     if (!store || !record) return null;
     if (!this.cid) {
-      this.cid = store.create({ model: this.settings.model, api: this.settings.api, system: this.settings.system });
+      this.recordedSettings = this.savedSettings();
+      this.cid = store.create(this.recordedSettings);
     }
     return this.cid;
+  }
+
+  /** Everything a continuation must send the same way (SPEC §6); null is "none", not "unknown". */
+  private savedSettings(): SavedSettings {
+    const s = this.settings;
+    return {
+      model: s.model,
+      api: s.api,
+      system: s.system ?? null,
+      temperature: s.temperature ?? null,
+      max_tokens: s.maxTokens ?? null,
+      options: s.extraBody ?? null,
+      tools: this.deps.tools ?? null,
+    };
+  }
+
+  /** The settings to write with this prompt: only when they changed (/model, flags given with -c). */
+  private changedSettings(): SavedSettings | undefined {
+    const now = this.savedSettings();
+    if (isDeepStrictEqual(now, this.recordedSettings)) return undefined;
+    this.recordedSettings = now;
+    return now;
   }
 
   private async *runTurn(prompt: string, signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
@@ -86,7 +114,7 @@ class GatewayConversation implements Conversation {
     const messages = toContextMessages(this.turns, prompt);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed.
-    if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry });
+    if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry, settings: this.changedSettings() });
 
     const started = Date.now();
     let firstTokenMs: number | null = null;

@@ -1,6 +1,6 @@
 // Continuing a saved conversation (-c / --cid) through the built binary against the dev gateway:
 // the exact messages and settings the gateway receives (SPEC §6).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
@@ -100,5 +100,81 @@ describe('an answer that ended in tool calls', () => {
       { role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: 'get_weather', input: { input: 'weather in Oslo' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny, 21 C' }] },
     ]);
+  });
+});
+
+describe("the conversation's own settings", () => {
+  it('carry over to -c unless given again; flags win and become the conversation settings', async () => {
+    const tools = toolsFile();
+    const first = await gatechat(['-m', 'lorem-3', '--api', 'messages', '-s', 'be brief', '-t', '0.3', '--max-tokens', '50', '--tools', tools, '-o', 'top_p=0.5', '-o', 'seed=7', 'first']);
+    expect(first.code, first.stderr).toBe(0);
+    const firstBody = lastBody();
+
+    // Neither the environment nor the config file override the conversation's model.
+    expect((await runCli(['config', 'set', 'model', 'echo'], { env: ctx.user.env() })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'temperature', '1.5'], { env: ctx.user.env() })).code).toBe(0);
+    const follow = await gatechat(['-c', 'follow'], { GATECHAT_MODEL: 'echo' });
+    expect(follow.code, follow.stderr).toBe(0);
+    expect(lastRequest().path).toBe('/v1/messages');
+    expect(lastBody()).toMatchObject({ model: 'lorem-3', system: 'be brief', temperature: 0.3, max_tokens: 50, tools: firstBody.tools, top_p: 0.5, seed: 7 });
+    expect(lastBody().messages.at(-1)).toEqual({ role: 'user', content: 'follow' });
+
+    const changed = await gatechat(['-c', '-m', 'echo', '--api', 'chat', '-s', 'be long', '-t', '1', '--max-tokens', '20', '-o', 'seed=9', 'again']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(lastRequest().path).toBe('/v1/chat/completions');
+    // -o replaces only the fields it names
+    expect(lastBody()).toMatchObject({ model: 'echo', temperature: 1, max_tokens: 20, top_p: 0.5, seed: 9 });
+    expect(lastBody().messages[0]).toEqual({ role: 'system', content: 'be long' });
+    expect(lastBody().tools).toEqual([{ type: 'function', function: expect.objectContaining({ name: 'get_weather' }) }]);
+
+    // What the last run used is now the conversation's.
+    const more = await gatechat(['-c', 'more']);
+    expect(more.code, more.stderr).toBe(0);
+    expect(lastRequest().path).toBe('/v1/chat/completions');
+    expect(lastBody()).toMatchObject({ model: 'echo', temperature: 1, max_tokens: 20, top_p: 0.5, seed: 9 });
+    expect(lastBody().messages[0]).toEqual({ role: 'system', content: 'be long' });
+  });
+
+  it('no temperature or max tokens in the conversation stays none when the config sets them later', async () => {
+    expect((await gatechat(['-m', 'echo', 'plain'])).code).toBe(0);
+    expect(lastBody()).not.toHaveProperty('temperature');
+    expect((await runCli(['config', 'set', 'temperature', '1.5'], { env: ctx.user.env() })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'max-tokens', '99'], { env: ctx.user.env() })).code).toBe(0);
+    expect((await gatechat(['-c', 'again'])).code).toBe(0);
+    expect(lastBody()).not.toHaveProperty('temperature');
+    expect(lastBody()).not.toHaveProperty('max_tokens');
+    // A new conversation takes the config.
+    expect((await gatechat(['-m', 'echo', 'new'])).code).toBe(0);
+    expect(lastBody()).toMatchObject({ temperature: 1.5, max_tokens: 99 });
+  });
+
+  it('--cid of a file written before settings were recorded uses its header and last answer', async () => {
+    const dir = join(ctx.user.dataDir, 'conversations');
+    mkdirSync(dir, { recursive: true });
+    const cid = '20260101-000000-abcd';
+    const lines = [
+      { type: 'meta', v: 1, cid, created: '2026-01-01T00:00:00.000Z', model: 'lorem-3', api: 'messages', system: 'old system' },
+      { type: 'user', ts: '2026-01-01T00:00:01.000Z', content: 'old question' },
+      {
+        type: 'assistant', ts: '2026-01-01T00:00:02.000Z', content: 'old answer', reasoning: null, tool_calls: [], status: 'complete',
+        finish_reason: 'stop', raw_finish_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 2 }, model: 'lorem-3', api: 'messages',
+        params: { temperature: 0.5, max_tokens: 77, stream: true }, timings: { first_token_ms: 1, total_ms: 2 },
+      },
+    ];
+    writeFileSync(join(dir, `${cid}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const next = await gatechat(['--cid', cid, 'new question']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(lastRequest().path).toBe('/v1/messages');
+    expect(lastBody()).toMatchObject({
+      model: 'lorem-3',
+      system: 'old system',
+      temperature: 0.5,
+      max_tokens: 77,
+      messages: [
+        { role: 'user', content: 'old question' },
+        { role: 'assistant', content: 'old answer' },
+        { role: 'user', content: 'new question' },
+      ],
+    });
   });
 });

@@ -36,6 +36,20 @@ function answer(content: string, status: AssistantInput['status'] = 'complete'):
 const fileOf = (cid: string) => join(root, 'data', 'conversations', `${cid}.jsonl`);
 
 describe('ConversationStore', () => {
+  it('load() gives the settings of the last prompt that carried them, else the header; bad fields are dropped', () => {
+    const first = { model: 'm1', api: 'chat' as const, system: null, temperature: 0.2, max_tokens: null, options: { seed: 1 }, tools: null };
+    const cid = store.create(first);
+    store.appendUser(cid, 'q1');
+    store.appendAssistant(cid, answer('a1'));
+    expect(store.load(cid).settings).toEqual(first);
+    const second = { ...first, model: 'm2', api: 'messages' as const, system: 'short' };
+    store.appendUser(cid, 'q2', { settings: second });
+    expect(store.load(cid).settings).toEqual(second);
+    // edited by hand: a temperature that is not a number and an unknown api are not used
+    appendFileSync(fileOf(cid), `${JSON.stringify({ type: 'user', ts: '', content: 'q3', settings: { model: 'm3', api: 'soap', temperature: 'hot', max_tokens: 5 } })}\n`);
+    expect(store.load(cid).settings).toEqual({ model: 'm3', api: 'messages', max_tokens: 5 });
+  });
+
   it('round-trips a conversation, one JSON record per line', () => {
     const cid = store.create({ model: 'echo', api: 'messages', system: 'be brief' });
     expect(cid).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
