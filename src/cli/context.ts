@@ -7,6 +7,7 @@ import type { Conversation } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
+import type { LearnedFacts } from '../client/chat-stream.js';
 import { sanitizeForTerminal } from '../render/terminal-text.js';
 import type { ChatFlags, ChatModeOptions } from './flags.js';
 import { continuedFlags, continuedTools, keepConversationValues } from './continue-settings.js';
@@ -50,6 +51,22 @@ export function diagnostics(io: Io, verbose: boolean): Diagnostics {
   return { log: verbose ? print : undefined, warn: print };
 }
 
+/**
+ * SPEC §11 learned facts: recorded in the model's own entry (of the profile in effect, else the top
+ * level), so the next run sends the right field at once. A failure to write is a warning only.
+ */
+async function rememberFacts(profile: string | undefined, model: string, facts: LearnedFacts, out: Diagnostics): Promise<void> {
+  const store = openConfigStore();
+  try {
+    for (const [key, value] of Object.entries(facts) as Array<[keyof LearnedFacts, unknown]>) {
+      await store.setModelKey(model, key, value, profile);
+      out.log?.(`remembered: gatechat config set${profile ? ` --profile ${profile}` : ''} --model ${model} ${key} ${String(value)}`);
+    }
+  } catch (error) {
+    out.warn(`warning: could not record what the gateway wants for ${model} in ${store.path}: ${(error as Error).message}`);
+  }
+}
+
 /** Everything a turn needs, resolved and validated before anything is sent. */
 export async function openSession(options: ChatModeOptions, io: Io): Promise<{ settings: Settings; conn: Connection; conversation: Conversation }> {
   // The conversation first: its settings come before the environment and config (SPEC §6).
@@ -86,6 +103,8 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
     resume,
     log,
     warn,
+    // demo's settings are not the user's: nothing is recorded there.
+    onLearned: options.isolated ? undefined : (model, facts) => rememberFacts(settings.profile, model, facts, { log, warn }),
     onRetry: ({ attempt, delayMs, reason }) =>
       io.stderr.write(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
   });

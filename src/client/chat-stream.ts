@@ -3,17 +3,30 @@ import { ExitCode, GatechatError } from '../exit-codes.js';
 import type { Api, ChatEvent, RequestOptions, Termination } from '../protocol/events.js';
 import { protocolFor, type Protocol, type ProtocolDecoder } from '../protocol/index.js';
 import { describeErrorBody } from '../protocol/error-body.js';
-import { otherMaxTokensField } from '../protocol/max-tokens-field.js';
+import { otherMaxTokensField, requiresMaxTokens } from '../protocol/max-tokens-field.js';
 import { HttpError } from '../transport/errors.js';
 import { sendRequest, type Connection, type HttpResponse, type RetryInfo } from '../transport/http.js';
 import { redactSecrets, secretsOf } from '../transport/headers.js';
 
 export type MaxTokensField = RequestOptions['maxTokensField'];
 
+/** What a retry taught about the model (SPEC §11), in config-key spelling, to be recorded in its entry. */
+export interface LearnedFacts {
+  'max-tokens-field'?: MaxTokensField;
+  'max-tokens'?: number;
+}
+
+/** When a gateway requires max_tokens and none was configured (SPEC §11). */
+export const DEFAULT_REQUIRED_MAX_TOKENS = 4096;
+
 export interface StreamOutcome {
   termination: Termination;
   /** The field that worked; the session keeps it for later turns. */
   maxTokensField: MaxTokensField;
+  /** The token limit that was sent (a gateway that requires one may have made us add it). */
+  maxTokens: number | undefined;
+  /** Set only when a retry learned something; the session records it for the next run. */
+  learned: LearnedFacts;
   requestId: string | null;
 }
 
@@ -56,7 +69,7 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
   try {
     const sent = await send(protocol, opts, controller.signal);
     response = sent.response;
-    const outcome = { maxTokensField: sent.field, requestId: response.requestId };
+    const outcome = { maxTokensField: sent.request.maxTokensField, maxTokens: sent.request.maxTokens, learned: sent.learned, requestId: response.requestId };
     const kind = bodyKind(response.headers['content-type'] ?? '', opts.request.stream);
     // A gateway may echo the request's credentials inside an error it sends with a 200; such
     // messages reach the terminal, --json and saved conversations, so they are redacted here.
@@ -86,15 +99,19 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
   }
 }
 
-/** SPEC §5.3: a 400 that names the other max-tokens field switches once and re-sends. */
+/**
+ * One retry for the token-limit field (SPEC §5.3, §11): a 400 that names the other field switches
+ * to it; a 400 saying `max_tokens` is required adds it (the configured limit, else 4096).
+ */
 async function send(
   protocol: Protocol,
   opts: StreamChatOptions,
   signal: AbortSignal,
-): Promise<{ response: HttpResponse; field: MaxTokensField }> {
-  let field = opts.request.maxTokensField;
-  for (let switched = false; ; switched = true) {
-    const body = protocol.buildRequest({ ...opts.request, maxTokensField: field });
+): Promise<{ response: HttpResponse; request: RequestOptions; learned: LearnedFacts }> {
+  let request = opts.request;
+  const learned: LearnedFacts = {};
+  for (let retried = false; ; retried = true) {
+    const body = protocol.buildRequest(request);
     try {
       const response = await sendRequest({
         conn: opts.conn,
@@ -106,15 +123,26 @@ async function send(
         onRetry: opts.onRetry,
         wholeAnswer: !opts.request.stream,
       });
-      return { response, field };
+      return { response, request, learned };
     } catch (error) {
+      if (retried || !(error instanceof HttpError)) throw error;
+      const info = { message: error.gatewayMessage, param: error.param };
+      const field = request.maxTokensField;
       // Only when the field was actually sent: otherwise switching cannot change anything.
-      const sentField = Object.prototype.hasOwnProperty.call(body, field);
-      if (switched || !sentField || !(error instanceof HttpError)) throw error;
-      const next = otherMaxTokensField(error.status, { message: error.gatewayMessage, param: error.param }, field);
-      if (next === null) throw error;
-      opts.warn?.(`warning: the gateway wants ${next} instead of ${field}; retrying once with it (set max-tokens-field to keep it)`);
-      field = next;
+      const next = Object.prototype.hasOwnProperty.call(body, field) ? otherMaxTokensField(error.status, info, field) : null;
+      if (next !== null) {
+        opts.warn?.(`warning: the gateway wants ${next} instead of ${field}; retrying once with it`);
+        request = { ...request, maxTokensField: next };
+        learned['max-tokens-field'] = next;
+      } else if (!Object.prototype.hasOwnProperty.call(body, 'max_tokens') && requiresMaxTokens(error.status, info)) {
+        const maxTokens = request.maxTokens ?? DEFAULT_REQUIRED_MAX_TOKENS;
+        opts.warn?.(`warning: the gateway requires max_tokens; retrying once with max_tokens ${maxTokens}`);
+        if (request.maxTokens === undefined) learned['max-tokens'] = maxTokens;
+        if (field !== 'max_tokens') learned['max-tokens-field'] = 'max_tokens';
+        request = { ...request, maxTokens, maxTokensField: 'max_tokens' };
+      } else {
+        throw error;
+      }
     }
   }
 }

@@ -52,6 +52,7 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
     case 'echo':
     case 'tool':
     case 'max-completion-tokens':
+    case 'max-tokens-required':
     case 'no-done':
     case 'keepalive':
     case 'flaky':

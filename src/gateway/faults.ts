@@ -70,6 +70,8 @@ export type FlakyCounters = Map<string, number>;
 export const UNSUPPORTED_MAX_TOKENS_MESSAGE =
   "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
 
+export const MAX_TOKENS_REQUIRED_MESSAGE = 'anthropic error: max_tokens: Field required';
+
 /**
  * The reply for a model that fails before answering, or null when it answers. Runs after the
  * request was validated, as a real gateway's upstream would.
@@ -101,6 +103,13 @@ export function failureFor(api: Api, spec: ModelSpec, body: Record<string, unkno
       // Only Chat Completions has the two fields; the Messages interface always takes max_tokens.
       if (api === 'chat' && body.max_tokens !== undefined && body.max_tokens !== null) {
         return errorReply(api, 400, UNSUPPORTED_MAX_TOKENS_MESSAGE, { code: 'unsupported_parameter', param: 'max_tokens' });
+      }
+      return null;
+    case 'max-tokens-required':
+      // A gateway translating Chat Completions into Messages (Portkey with an Anthropic provider)
+      // passes on the Messages interface's own complaint when max_tokens is missing.
+      if (api === 'chat' && (body.max_tokens === undefined || body.max_tokens === null)) {
+        return errorReply(api, 400, MAX_TOKENS_REQUIRED_MESSAGE, { code: null, param: 'max_tokens' });
       }
       return null;
     default:

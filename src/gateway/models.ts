@@ -14,6 +14,7 @@ export type Behaviour =
   | { kind: 'think' }
   | { kind: 'tool' }
   | { kind: 'max-completion-tokens' }
+  | { kind: 'max-tokens-required' }
   | { kind: 'fail'; status: number; retryAfter: string | null; retryAfterMs: string | null; noRetry: boolean }
   | { kind: 'html-502' }
   | { kind: 'cut'; after: number; mode: CutMode }
@@ -53,6 +54,8 @@ function parseBase(name: string): Behaviour | null {
       return { kind: 'tool' };
     case 'max-completion-tokens':
       return { kind: 'max-completion-tokens' };
+    case 'max-tokens-required':
+      return { kind: 'max-tokens-required' };
     case 'html-502':
       return { kind: 'html-502' };
     case 'no-done':
@@ -120,6 +123,7 @@ export const LISTED_MODELS: readonly string[] = [
   'reason-echo',
   'tool',
   'max-completion-tokens',
+  'max-tokens-required',
   'fail-401',
   'fail-403',
   'fail-404',

@@ -38,3 +38,15 @@ export function otherMaxTokensField(
   if (rejectsCurrent && REJECTED.test(info.message)) return wanted;
   return null;
 }
+
+const REQUIRED = /required|missing|must be (provided|specified|set|present)/i;
+
+/**
+ * SPEC §11: gateways that translate Chat Completions into the Messages format (Portkey with an
+ * Anthropic provider) answer 400 when `max_tokens` is absent, since Messages requires it
+ * (`max_tokens: Field required`). That means "send max_tokens once and retry".
+ */
+export function requiresMaxTokens(status: number, info: { message: string; param: string | null }): boolean {
+  if (status !== 400) return false;
+  return (info.param === 'max_tokens' || names(info.message, 'max_tokens')) && REQUIRED.test(info.message);
+}

@@ -1,6 +1,6 @@
 import type { Api, ChatEvent, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
-import { streamChat, type StreamOutcome } from '../client/chat-stream.js';
+import { streamChat, type LearnedFacts, type StreamOutcome } from '../client/chat-stream.js';
 import type { Connection } from '../transport/http.js';
 import { isAbortError } from '../transport/http.js';
 import { ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
@@ -30,6 +30,8 @@ export interface ConversationDeps {
   log?: (line: string) => void;
   warn?: (line: string) => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** A retry taught something about `model` (SPEC §11): awaited before the turn ends, so it is recorded. */
+  onLearned?: (model: string, facts: LearnedFacts) => Promise<void>;
 }
 
 /** The only thing above client/ that talks to the gateway; both renderers drive it. */
@@ -165,7 +167,12 @@ class GatewayConversation implements Conversation {
     }
 
     const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
-    if (outcome) this.maxTokensField = outcome.maxTokensField;
+    if (outcome) {
+      this.maxTokensField = outcome.maxTokensField;
+      // A gateway that required a token limit gets it on every later turn too.
+      if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
+      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(settings.model, outcome.learned);
+    }
     const result = acc.result({ api: settings.api, cid, outcome: status });
     const timings = { firstTokenMs, totalMs: Date.now() - started };
 

@@ -53,7 +53,7 @@ describe('streamChat over Chat Completions SSE', () => {
     const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
     expect(textOf(events)).toBe('Hello € world');
     expect(events).toContainEqual({ type: 'finish', reason: 'stop', raw: 'stop' });
-    expect(outcome).toEqual({ termination: 'end_marker', maxTokensField: 'max_tokens', requestId: null });
+    expect(outcome).toEqual({ termination: 'end_marker', maxTokensField: 'max_tokens', maxTokens: 100, learned: {}, requestId: null });
     const sent = JSON.parse(s.requests[0].body);
     expect(s.requests[0].url).toBe('/v1/chat/completions');
     expect(sent).toMatchObject({ model: 'm1', stream: true, max_tokens: 100 });
@@ -187,7 +187,7 @@ describe('streamChat over Messages SSE', () => {
     const { events, outcome } = await collect({ conn: connection(s.url, { auth: 'x-api-key' }), api: 'messages', request: request() });
     expect(textOf(events)).toBe('Bonjour');
     expect(events).toContainEqual(expect.objectContaining({ type: 'finish', reason: 'stop' }));
-    expect(outcome).toEqual({ termination: 'end_marker', maxTokensField: 'max_tokens', requestId: 'req_9' });
+    expect(outcome).toEqual({ termination: 'end_marker', maxTokensField: 'max_tokens', maxTokens: 100, learned: {}, requestId: 'req_9' });
     expect(s.requests[0].url).toBe('/v1/messages');
     expect(s.requests[0].headers['x-api-key']).toBe('sk-test-secret-1234');
   });
@@ -264,7 +264,33 @@ describe('max-tokens-field switch', () => {
     expect(second.max_completion_tokens).toBe(100);
     expect(second.max_tokens).toBeUndefined();
     expect(outcome.maxTokensField).toBe('max_completion_tokens');
-    expect(warnings).toEqual(['warning: the gateway wants max_completion_tokens instead of max_tokens; retrying once with it (set max-tokens-field to keep it)']);
+    expect(outcome.learned).toEqual({ 'max-tokens-field': 'max_completion_tokens' });
+    expect(warnings).toEqual(['warning: the gateway wants max_completion_tokens instead of max_tokens; retrying once with it']);
+  });
+
+  // What Portkey sends when it translates Chat Completions for an Anthropic provider.
+  const required = { error: { message: 'anthropic error: max_tokens: Field required', type: 'invalid_request_error', param: null, code: null }, provider: 'anthropic' };
+
+  it('a 400 saying max_tokens is required: warn, re-send once with max_tokens 4096, learned', async () => {
+    const s = await server((_q, res, _r, i) =>
+      i === 0 ? json(res, 400, required) : writeSse(res, [`data: ${chatChunk({ content: 'ok' }, 'stop')}\n\ndata: [DONE]\n\n`]),
+    );
+    const warnings: string[] = [];
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request({ maxTokens: undefined }), warn: (l) => warnings.push(l) });
+    expect(textOf(events)).toBe('ok');
+    expect(s.requests).toHaveLength(2);
+    expect(JSON.parse(s.requests[0].body).max_tokens).toBeUndefined();
+    expect(JSON.parse(s.requests[1].body).max_tokens).toBe(4096);
+    expect(outcome).toMatchObject({ maxTokens: 4096, maxTokensField: 'max_tokens', learned: { 'max-tokens': 4096 } });
+    expect(warnings).toEqual(['warning: the gateway requires max_tokens; retrying once with max_tokens 4096']);
+  });
+
+  it('max_tokens required: the configured limit is used when there is one; retried exactly once', async () => {
+    const s = await server((_q, res) => json(res, 400, required));
+    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request({ maxTokens: 64, maxTokensField: 'max_completion_tokens' }) }));
+    expect(s.requests).toHaveLength(2);
+    expect(JSON.parse(s.requests[1].body)).toMatchObject({ max_tokens: 64 });
+    expect(error.exitCode).toBe(4);
   });
 
   it('switches only once', async () => {
