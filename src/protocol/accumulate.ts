@@ -92,10 +92,11 @@ export class ResultAccumulator {
   }
 
   /**
-   * When the model never said why it stopped, say why the turn ended instead. Tool calls mean
-   * the model handed over to tools, even when the stream was cut after them.
+   * When the model never said why it stopped, say why the turn ended instead (always one of the
+   * documented reasons, SPEC §4). Tool calls mean the model handed over to tools, even when the
+   * stream was cut after them; any other cut is an `error`.
    */
-  #fallbackFinish(outcome: TurnOutcomeKind): FinishReason | null {
+  #fallbackFinish(outcome: TurnOutcomeKind): FinishReason {
     switch (outcome) {
       case 'cancelled':
         return 'cancelled';
@@ -104,7 +105,7 @@ export class ResultAccumulator {
       case 'complete':
       case 'interrupted':
         if (this.#toolCalls.length > 0) return 'tool_calls';
-        return outcome === 'complete' ? 'stop' : null;
+        return outcome === 'complete' ? 'stop' : 'error';
       default: {
         const never: never = outcome;
         return never;

@@ -27,6 +27,7 @@ export function createJsonRenderer(stdout: Writable): OneShotRenderer {
 /** `--jsonl`: one event per line while streaming, the `--json` object last as `done`. */
 export function createJsonlRenderer(stdout: Writable): OneShotRenderer {
   let streamErrorSeen = false;
+  let usageSeen = false;
   const line = (value: unknown) => writeWithBackpressure(stdout, `${JSON.stringify(value)}\n`);
 
   return {
@@ -40,7 +41,9 @@ export function createJsonlRenderer(stdout: Writable): OneShotRenderer {
           await line({ type: 'tool_call', id: event.id, name: event.name, arguments: event.arguments });
           return;
         case 'usage':
-          await line({ type: 'usage', input_tokens: event.input_tokens, output_tokens: event.output_tokens });
+          // Messages reports usage twice (message_start, message_delta), other gateways in any
+          // chunk: one final event with the merged counts is written at the end instead.
+          usageSeen = true;
           return;
         case 'error':
           streamErrorSeen = true;
@@ -58,6 +61,7 @@ export function createJsonlRenderer(stdout: Writable): OneShotRenderer {
     },
     async end(outcome) {
       const { error } = outcome;
+      if (usageSeen) await line({ type: 'usage', ...outcome.result.usage });
       if (error && !streamErrorSeen && outcome.status !== 'cancelled') {
         const status = error instanceof HttpError ? error.status : null;
         const code = error instanceof HttpError ? (error.code ?? null) : null;

@@ -116,6 +116,37 @@ describe('output modes', () => {
     }
   });
 
+  for (const api of ['chat', 'messages'] as const) {
+    it(`--jsonl on ${api}: one usage event, the final counts, just before done`, async () => {
+      // Messages sends usage twice (message_start, message_delta): a script summing usage lines
+      // must not count the input twice.
+      const result = await runCli(['--base-url', base, '-m', 'lorem-5', '--api', api, '--jsonl', '--no-save', 'one two three'], { env: env() });
+      expect(result.code, result.stderr).toBe(0);
+      const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const usage = events.filter((e) => e.type === 'usage');
+      expect(usage).toEqual([{ type: 'usage', input_tokens: 3, output_tokens: 5 }]);
+      expect(events.at(-2)).toEqual(usage[0]);
+      expect(events.at(-1).usage).toEqual({ input_tokens: 3, output_tokens: 5 });
+    });
+  }
+
+  for (const api of ['chat', 'messages'] as const) {
+    for (const stream of [true, false]) {
+      it(`--json of a dropped answer on ${api}, ${stream ? 'streaming' : 'not streaming'}: finish_reason from the documented set`, async () => {
+        const args = ['--base-url', base, '-m', 'drop-after-3', '--api', api, '--json', '--retries', '0', '--no-save', 'hi'];
+        if (!stream) args.push('--no-stream');
+        const result = await runCli(args, { env: env() });
+        expect(result.code, result.stderr).toBe(8);
+        const json = JSON.parse(result.stdout);
+        // Streamed, three words arrived first; not streamed, nothing did.
+        expect(json.status).toBe(stream ? 'interrupted' : 'error');
+        expect(['stop', 'length', 'tool_calls', 'content_filter', 'error', 'cancelled']).toContain(json.finish_reason);
+        expect(json.finish_reason).toBe('error');
+        expect(json.raw_finish_reason).toBeNull();
+      });
+    }
+  }
+
   it('tool calls are printed after the text as JSON lines, arguments parsed', async () => {
     const toolsFile = join(user.home, 'tools.json');
     writeFileSync(toolsFile, JSON.stringify([{ type: 'function', function: { name: 'lookup', description: 'find', parameters: { type: 'object', properties: { input: { type: 'string' } } } } }]));

@@ -44,16 +44,16 @@ describe('ResultAccumulator', () => {
     });
   });
 
-  it('is empty and null-filled with no events', () => {
+  it('is empty and null-filled with no events (the finish reason says why it ended)', () => {
     expect(new ResultAccumulator().result({ api: 'chat', cid: null, outcome: 'interrupted' })).toEqual({
-      text: '', reasoning: null, tool_calls: [], finish_reason: null, raw_finish_reason: null,
+      text: '', reasoning: null, tool_calls: [], finish_reason: 'error', raw_finish_reason: null,
       usage: { input_tokens: null, output_tokens: null }, model: null, api: 'chat', cid: null,
     });
   });
 
-  it.each<['complete' | 'error' | 'cancelled' | 'interrupted', boolean, FinishReason | null]>([
+  it.each<['complete' | 'error' | 'cancelled' | 'interrupted', boolean, FinishReason]>([
     ['complete', false, 'stop'], ['complete', true, 'tool_calls'], ['error', true, 'error'],
-    ['cancelled', true, 'cancelled'], ['interrupted', false, null], ['interrupted', true, 'tool_calls'],
+    ['cancelled', true, 'cancelled'], ['interrupted', false, 'error'], ['interrupted', true, 'tool_calls'],
   ])('without a model reason, outcome %s (tool calls: %s) → %s', (outcome, withTools, want) => {
     const acc = new ResultAccumulator();
     acc.add({ type: 'text', delta: 'x' });
