@@ -3,6 +3,8 @@ import { messagesUsageEvent } from './anthropic-messages-decoder.js';
 import { errorEvent } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, tryParseJson, type JsonObject } from './json.js';
+import { messagesUserContent } from './attachment-parts.js';
+import { messagesSchemaFields } from './schema.js';
 
 export { createMessagesDecoder } from './anthropic-messages-decoder.js';
 
@@ -44,7 +46,7 @@ function convertMessages(messages: ChatMessage[]): { system: string[]; turns: Js
         system.push(m.content);
         break;
       case 'user':
-        turns.push({ role: 'user', content: m.content });
+        turns.push({ role: 'user', content: messagesUserContent(m) });
         break;
       case 'assistant': {
         if (m.tool_calls === undefined || m.tool_calls.length === 0) {
@@ -94,7 +96,9 @@ export function buildMessagesRequest(opts: RequestOptions): Record<string, unkno
   if (system.length > 0) body.system = system.join('\n\n');
   if (opts.temperature !== undefined) body.temperature = opts.temperature;
   body.stream = opts.stream;
-  if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools.map(convertTool);
+  // --schema forces its own single tool (the flags refuse --tools beside it).
+  if (opts.schema !== undefined) Object.assign(body, messagesSchemaFields(opts.schema));
+  else if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools.map(convertTool);
   return withExtraBody(body, opts.extraBody);
 }
 

@@ -60,9 +60,24 @@ export interface StreamDecoder {
 
 // ---- conversation messages (what we send) ----
 
+export type ImageMime = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/**
+ * A file attached to a user message (SPEC §12), its type sniffed from its bytes. `path` is the name
+ * the user gave (a directory's files: joined under it). Binary content travels as base64 because
+ * both interfaces carry it that way; `bytes` is the decoded size.
+ */
+export type Attachment =
+  | { kind: 'text'; path: string; text: string }
+  | { kind: 'image'; path: string; mime: ImageMime; data: string; bytes: number }
+  | { kind: 'pdf'; path: string; data: string; bytes: number };
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
+  /** The message's own text (stdin and the prompt); attachments are kept apart until the wire. */
   content: string;
+  /** user turns only: text files become fenced blocks before `content`, images and PDFs content parts. */
+  attachments?: Attachment[];
   /** assistant turns that called tools */
   tool_calls?: ToolCall[];
   /** tool results */
@@ -84,6 +99,11 @@ export interface RequestOptions {
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
   stream: boolean;
   tools?: ToolDefinition[];
+  /**
+   * `--schema`: ask for a JSON document matching this JSON Schema (Chat Completions
+   * `response_format`, Messages a forced `answer` tool). SPEC §12.
+   */
+  schema?: Record<string, unknown>;
   /**
    * Extra body fields (`-o key=value`, per-model `options`, batch `options`), merged into the body
    * last by both builders so they can set anything gatechat does not build itself. `model`,

@@ -3,6 +3,8 @@ import { errorEvent } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, type JsonObject } from './json.js';
 import { pushContent, usageEvent } from './openai-chat-decoder.js';
+import { chatUserContent } from './attachment-parts.js';
+import { chatSchemaFields } from './schema.js';
 
 export { createChatDecoder } from './openai-chat-decoder.js';
 
@@ -14,8 +16,9 @@ function toolArgumentsString(args: unknown): string {
 function wireMessage(m: ChatMessage): JsonObject {
   switch (m.role) {
     case 'system':
-    case 'user':
       return { role: m.role, content: m.content };
+    case 'user':
+      return { role: 'user', content: chatUserContent(m) };
     case 'assistant':
       if (m.tool_calls === undefined || m.tool_calls.length === 0) return { role: 'assistant', content: m.content };
       return {
@@ -48,6 +51,7 @@ export function buildChatRequest(opts: RequestOptions): Record<string, unknown> 
   body.stream = opts.stream;
   if (opts.stream) body.stream_options = { include_usage: true };
   if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools;
+  if (opts.schema !== undefined) Object.assign(body, chatSchemaFields(opts.schema));
   return withExtraBody(body, opts.extraBody);
 }
 
