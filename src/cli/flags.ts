@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ToolDefinition } from '../protocol/events.js';
+import type { JsonObject } from '../protocol/json.js';
+import { readSchemaOption } from '../session/schema-file.js';
 import { UsageError } from '../exit-codes.js';
 import {
   parseApi,
@@ -23,6 +25,10 @@ export type ChatFlags = SettingsFlags;
 export interface ChatModeOptions {
   flags: ChatFlags;
   tools?: ToolDefinition[];
+  /** -a values in order; `-` is stdin (then stdin is not part of the prompt). */
+  attach: string[];
+  /** --schema, parsed (SPEC §12). */
+  schema?: JsonObject;
   continueLast: boolean;
   cid?: string;
   readStdin: boolean;
@@ -79,13 +85,18 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (typed('save')) flags.save = raw.save;
   if (raw.json && raw.jsonl) throw new UsageError('--json and --jsonl: choose one output format');
   if (raw.continue && raw.cid !== undefined) throw new UsageError('--continue and --cid: choose one conversation');
+  if (raw.schema !== undefined && raw.tools !== undefined) throw new UsageError('--schema and --tools: choose one (--schema asks for its own answer tool)');
+  const attach = raw.attach ?? [];
+  if (attach.filter((a) => a === '-').length > 1) throw new UsageError('--attach: - (stdin) can be given once');
 
   return {
     flags,
     tools: raw.tools !== undefined ? readToolsFile(raw.tools) : undefined,
+    attach,
+    schema: raw.schema !== undefined ? readSchemaOption(raw.schema, '--schema') : undefined,
     continueLast: Boolean(raw.continue),
     cid: raw.cid,
-    readStdin: raw.stdin !== false,
+    readStdin: raw.stdin !== false && !attach.includes('-'),
     output: raw.json ? 'json' : raw.jsonl ? 'jsonl' : 'auto',
     showReasoning: raw.reasoning !== false,
     quiet: Boolean(raw.quiet),

@@ -1,5 +1,6 @@
 import type { ChatEvent } from '../protocol/events.js';
 import { readPromptInput } from '../session/stdin.js';
+import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import type { TurnOutcome } from '../session/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { createPipeRenderer } from '../render/pipe.js';
@@ -47,11 +48,14 @@ async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, rende
 export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
   // Settings first: a missing base URL fails at once instead of after reading a large stdin.
   const { conversation } = await openSession(options, io);
+  const attachments = await readAttachments(options.attach, { stdin: io.stdin });
   const prompt = await readPromptInput({
     stdin: io.stdin,
     args: promptArgs,
     readStdin: options.readStdin && !io.stdin.isTTY,
+    allowEmpty: attachments.length > 0,
   });
+  checkAttachmentLimits(attachments, prompt);
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
@@ -69,7 +73,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
       const { renderOneShotTty } = await import('../render/ink/index.js');
       outcome = await renderOneShotTty({
         // The Ink view owns Ctrl-C in raw mode; signals from outside still abort through controller.
-        run: (signal) => conversation.send(prompt, AbortSignal.any([signal, controller.signal])),
+        run: (signal) => conversation.send(prompt, AbortSignal.any([signal, controller.signal]), attachments),
         model: conversation.settings.model,
         api: conversation.settings.api,
         color: useColor(io.stdout),
@@ -83,7 +87,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
           : options.output === 'jsonl'
             ? createJsonlRenderer(io.stdout)
             : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
-      outcome = await drive(conversation.send(prompt, controller.signal), renderer);
+      outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
     }
   } finally {
     signals.dispose();

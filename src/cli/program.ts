@@ -28,6 +28,7 @@ export function addChatOptions(command: Command): Command {
     .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
+    .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
     .option('-c, --continue', 'continue the most recent conversation')
     .option('--cid <id>', 'continue conversation <id> (see: gatechat history list)')
     .option('--no-save', 'do not record this exchange (default: recorded)')
@@ -52,6 +53,8 @@ export interface RawChatOptions {
   header?: string[];
   tools?: string;
   option?: string[];
+  attach?: string[];
+  schema?: string;
   continue?: boolean;
   cid?: string;
   save?: boolean;
@@ -83,6 +86,7 @@ export function createRootCommand(): Command {
       '  cat notes.md | gatechat "summarize"   stdin first, a blank line, then the prompt\n' +
       '  gatechat --json "hi" | jq -r .text    one JSON object for scripts (--jsonl: one event per line)\n' +
       '  gatechat                              interactive chat when stdin and stdout are terminals\n' +
+      '  gatechat -a shot.png "what is wrong?"  attach files, images, PDFs or a directory (repeatable)\n' +
       '  gatechat demo "hello"                 try it against the embedded dev gateway, no account needed\n' +
       '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
       '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 130 interrupted · 143 terminated\n' +

@@ -89,7 +89,57 @@ export function countWords(text: string): number {
   return text.match(/\S+/g)?.length ?? 0;
 }
 
-/** Text of a message's content: a string, or the text of its text blocks (both interfaces use parts). */
+/** Bytes that base64 text stands for, without decoding it. */
+function base64Bytes(data: string): number {
+  const clean = data.replace(/\s/g, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.floor((clean.length * 3) / 4) - padding;
+}
+
+/** `data:<mime>;base64,<data>` → its parts; null for any other URL. */
+function dataUrl(url: unknown): { mime: string; bytes: number } | null {
+  if (typeof url !== 'string') return null;
+  const m = url.match(/^data:([^;,]+);base64,(.*)$/s);
+  return m ? { mime: m[1], bytes: base64Bytes(m[2]) } : null;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * SPEC §9: what `echo` says for a part that is not text — `[image image/png 2048 bytes]`,
+ * `[pdf report.pdf 10240 bytes]` — in either interface's form; null for a text part.
+ */
+export function describePart(b: Record<string, unknown>): string | null {
+  switch (b.type) {
+    case 'image_url': {
+      const url = record(b.image_url).url;
+      const parsed = dataUrl(url);
+      return parsed ? `[image ${parsed.mime} ${parsed.bytes} bytes]` : `[image ${String(url)}]`;
+    }
+    case 'file': {
+      const file = record(b.file);
+      const parsed = dataUrl(file.file_data);
+      return `[pdf ${String(file.filename ?? 'file')} ${parsed?.bytes ?? 0} bytes]`;
+    }
+    case 'image': {
+      const source = record(b.source);
+      return `[image ${String(source.media_type)} ${typeof source.data === 'string' ? base64Bytes(source.data) : 0} bytes]`;
+    }
+    case 'document': {
+      const source = record(b.source);
+      return `[pdf ${String(b.title ?? 'document')} ${typeof source.data === 'string' ? base64Bytes(source.data) : 0} bytes]`;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Text of a message's content: a string, or its blocks (both interfaces use parts) joined by
+ * newlines — text as it is, images and PDFs named.
+ */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
@@ -97,7 +147,9 @@ export function contentText(content: unknown): string {
   for (const block of content) {
     if (block && typeof block === 'object') {
       const b = block as Record<string, unknown>;
-      if (typeof b.text === 'string') parts.push(b.text);
+      const named = describePart(b);
+      if (named !== null) parts.push(named);
+      else if (typeof b.text === 'string') parts.push(b.text);
       // tool results count as input words too, whatever their shape
       else if (b.type === 'tool_result') parts.push(contentText(b.content));
     }

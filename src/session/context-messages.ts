@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../protocol/events.js';
+import type { Attachment, ChatMessage, ToolCall } from '../protocol/events.js';
 import type { FinishedTurn } from './types.js';
 
 /**
@@ -12,22 +12,30 @@ import type { FinishedTurn } from './types.js';
  *   result of each call (role "tool" with its tool_call_id; the Messages builder turns these into
  *   tool_result blocks), so every call is answered in the message that follows it.
  * - Reasoning is not sent back.
+ * - A prompt's attachments (SPEC §12) go with it every time it is sent. A tool result cannot carry
+ *   them, so a prompt that answers tool calls is followed by a user message with its files.
  */
-export function toContextMessages(turns: ReadonlyArray<Pick<FinishedTurn, 'prompt' | 'result'>>, prompt: string): ChatMessage[] {
+export function toContextMessages(
+  turns: ReadonlyArray<Pick<FinishedTurn, 'prompt' | 'result' | 'attachments'>>,
+  prompt: string,
+  attachments: Attachment[] = [],
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let unanswered: ReadonlyArray<ToolCall> = [];
-  const userTurn = (text: string) => {
-    if (unanswered.length === 0) messages.push({ role: 'user', content: text });
+  const userTurn = (text: string, files: Attachment[] | undefined) => {
+    const withFiles = files !== undefined && files.length > 0;
+    if (unanswered.length === 0) messages.push(withFiles ? { role: 'user', content: text, attachments: files } : { role: 'user', content: text });
     for (const call of unanswered) messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+    if (unanswered.length > 0 && withFiles) messages.push({ role: 'user', content: '', attachments: files });
     unanswered = [];
   };
-  for (const { prompt: asked, result } of turns) {
+  for (const { prompt: asked, result, attachments: files } of turns) {
     if (result.text === '' && result.tool_calls.length === 0) continue;
-    userTurn(asked);
+    userTurn(asked, files);
     const calls = result.tool_calls;
     messages.push(calls.length > 0 ? { role: 'assistant', content: result.text, tool_calls: [...calls] } : { role: 'assistant', content: result.text });
     unanswered = calls;
   }
-  userTurn(prompt);
+  userTurn(prompt, attachments);
   return messages;
 }

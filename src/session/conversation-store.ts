@@ -13,9 +13,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { Api, FinishReason, ToolCall, ToolDefinition } from '../protocol/events.js';
+import type { Api, Attachment, FinishReason, ImageMime, ToolCall, ToolDefinition } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import { ensurePrivateDir } from './paths.js';
+import { BlobStore } from './blob-store.js';
 import type { TurnStatus } from './types.js';
 
 // One append-only JSONL file per conversation. Every record is one line written by one write call
@@ -46,10 +47,17 @@ export interface MetaRecord extends SavedSettings {
   created: string;
 }
 
+/** An attachment as saved: text inline, binary content by hash in the blob store. */
+export type StoredAttachment =
+  | { kind: 'text'; path: string; text: string }
+  | { kind: 'image'; path: string; mime: ImageMime; sha256: string; bytes: number }
+  | { kind: 'pdf'; path: string; sha256: string; bytes: number };
+
 export interface UserRecord {
   type: 'user';
   ts: string;
   content: string;
+  attachments?: StoredAttachment[];
   /** /retry: this prompt asks the previous turn again and supersedes it in the context (both stay on disk). */
   retry?: true;
   /** The settings from this prompt on, when they differ from those before it. */
@@ -99,6 +107,8 @@ export interface LoadedConversation {
 
 export interface StoredTurn {
   user: string;
+  /** As saved; StoredAttachments → Attachments with ConversationStore.hydrate(). */
+  attachments?: StoredAttachment[];
   /** null when the answer never got recorded (crash, kill -9). */
   assistant: AssistantRecord | null;
 }
@@ -119,9 +129,11 @@ const CID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
 export class ConversationStore {
   private readonly root: string;
+  private readonly blobs: BlobStore;
 
   constructor(dir: string) {
     this.root = join(dir, 'conversations');
+    this.blobs = new BlobStore(dir);
   }
 
   /** Writes the header line at once (exclusive create), so the id is taken and listed from then on. */
@@ -153,11 +165,46 @@ export class ConversationStore {
   }
 
   /** Called before the request is sent, so a crash mid-answer never loses the prompt. */
-  appendUser(cid: string, content: string, options: { retry?: boolean; settings?: SavedSettings } = {}): void {
+  appendUser(cid: string, content: string, options: { retry?: boolean; settings?: SavedSettings; attachments?: readonly Attachment[] } = {}): void {
     const record: UserRecord = { type: 'user', ts: new Date().toISOString(), content };
+    if (options.attachments?.length) record.attachments = options.attachments.map((a) => this.storeAttachment(a));
     if (options.retry) record.retry = true;
     if (options.settings) record.settings = options.settings;
     this.append(cid, record);
+  }
+
+  private storeAttachment(a: Attachment): StoredAttachment {
+    try {
+      switch (a.kind) {
+        case 'text':
+          return a;
+        case 'image':
+          return { kind: 'image', path: a.path, mime: a.mime, sha256: this.blobs.put(a.data), bytes: a.bytes };
+        case 'pdf':
+          return { kind: 'pdf', path: a.path, sha256: this.blobs.put(a.data), bytes: a.bytes };
+        default: {
+          const never: never = a;
+          return never;
+        }
+      }
+    } catch (error) {
+      throw unwritable(this.blobs.root, error);
+    }
+  }
+
+  /** Saved attachments with their content, to send again (-c / --cid). A lost blob is a usage error. */
+  hydrate(stored: readonly StoredAttachment[], cid: string): Attachment[] {
+    return stored.map((a): Attachment => {
+      if (a.kind === 'text') return a;
+      const data = this.blobs.get(a.sha256);
+      if (data === null) {
+        throw new UsageError(
+          `conversation ${cid}: the attached ${a.path} is missing from ${this.blobs.root}`,
+          'start a new conversation, or attach the file again',
+        );
+      }
+      return a.kind === 'image' ? { kind: 'image', path: a.path, mime: a.mime, data, bytes: a.bytes } : { kind: 'pdf', path: a.path, data, bytes: a.bytes };
+    });
   }
 
   /** Appends a piece of the answer being streamed; the final appendAssistant() carries the rest. */
@@ -186,7 +233,7 @@ export class ConversationStore {
         closeCrashedAnswer();
         if (record.settings) settings = savedSettings(record.settings, settings);
         if (record.retry) turns.pop();
-        turns.push({ user: record.content, assistant: null });
+        turns.push(record.attachments?.length ? { user: record.content, attachments: record.attachments, assistant: null } : { user: record.content, assistant: null });
       } else if (record.type === 'answer_part') {
         parts.push(record.content);
       } else {
@@ -231,8 +278,17 @@ export class ConversationStore {
     return summaries.sort((a, b) => (a.updated === b.updated ? b.cid.localeCompare(a.cid) : b.updated.localeCompare(a.updated)));
   }
 
-  remove(cid: string): void {
+  /** Removes the conversation and the blobs no other conversation uses; returns how many blobs went. */
+  remove(cid: string): number {
     rmSync(this.existingFile(cid));
+    const inUse = new Set<string>();
+    for (const other of this.ids()) {
+      for (const record of this.read(other).records) {
+        if (record.type !== 'user') continue;
+        for (const a of record.attachments ?? []) if (a.kind !== 'text') inUse.add(a.sha256);
+      }
+    }
+    return this.blobs.collect(inUse);
   }
 
   private file(cid: string): string {

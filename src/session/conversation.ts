@@ -1,4 +1,4 @@
-import type { Api, ChatEvent, ToolDefinition } from '../protocol/events.js';
+import type { Api, Attachment, ChatEvent, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type LearnedFacts, type StreamOutcome } from '../client/chat-stream.js';
 import type { Connection } from '../transport/http.js';
@@ -54,7 +54,12 @@ class GatewayConversation implements Conversation {
     const resume = deps.resume;
     this.cid = resume?.meta.cid ?? null;
     if (resume) {
-      this.turns = resume.turns.map((turn) => finishedTurn(turn, resume.meta.cid, this.settings.api));
+      const store = deps.store;
+      // Saved attachments are read back from the blob store so that they are sent again.
+      this.turns = resume.turns.map((turn) => ({
+        ...finishedTurn(turn, resume.meta.cid, this.settings.api),
+        ...(turn.attachments?.length && store ? { attachments: store.hydrate(turn.attachments, resume.meta.cid) } : {}),
+      }));
       this.recordedSettings = resume.settings;
     }
   }
@@ -69,14 +74,14 @@ class GatewayConversation implements Conversation {
     this.recordedSettings = null;
   }
 
-  send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
-    return this.runTurn(prompt, signal, false);
+  send(prompt: string, signal: AbortSignal, attachments: Attachment[] = []): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+    return this.runTurn(prompt, attachments, signal, false);
   }
 
   retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
     const last = this.turns.pop();
     if (!last) return null;
-    return this.runTurn(last.prompt, signal, true);
+    return this.runTurn(last.prompt, last.attachments ?? [], signal, true);
   }
 
   private ensureCid(): string | null {
@@ -111,12 +116,12 @@ class GatewayConversation implements Conversation {
     return now;
   }
 
-  private async *runTurn(prompt: string, signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+  private async *runTurn(prompt: string, attachments: Attachment[], signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
-    const messages = toContextMessages(this.turns, prompt);
+    const messages = toContextMessages(this.turns, prompt, attachments);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed.
-    if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry, settings: this.changedSettings() });
+    if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry, settings: this.changedSettings(), attachments });
 
     const started = Date.now();
     let firstTokenMs: number | null = null;
@@ -176,7 +181,7 @@ class GatewayConversation implements Conversation {
     const result = acc.result({ api: settings.api, cid, outcome: status });
     const timings = { firstTokenMs, totalMs: Date.now() - started };
 
-    this.turns.push({ prompt, result, status });
+    this.turns.push({ prompt, attachments, result, status });
     if (cid) {
       this.deps.store!.appendAssistant(cid, {
         // With a spill, the earlier parts are on disk already; the record carries the rest.

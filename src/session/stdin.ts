@@ -9,6 +9,8 @@ export interface PromptInput {
   args: string[];
   /** false with --no-stdin. */
   readStdin: boolean;
+  /** Attachments alone are a message: an empty prompt is then '' instead of a usage error. */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface PromptInput {
  * stdin keeps its text as is except one trailing newline (the one `echo` and editors add), so a
  * file's own indentation and inner blank lines reach the model unchanged. A UTF-8 BOM is dropped.
  */
-export async function readPromptInput({ stdin, args, readStdin }: PromptInput): Promise<string> {
+export async function readPromptInput({ stdin, args, readStdin, allowEmpty = false }: PromptInput): Promise<string> {
   const fromArgs = args.join(' ');
   let fromStdin = '';
   if (readStdin && !stdin.isTTY) {
@@ -28,7 +30,10 @@ export async function readPromptInput({ stdin, args, readStdin }: PromptInput): 
   }
   const hasStdin = fromStdin.trim() !== '';
   const prompt = hasStdin && fromArgs ? `${fromStdin}\n\n${fromArgs}` : hasStdin ? fromStdin : fromArgs;
-  if (prompt.trim() === '') throw new UsageError('empty prompt: pass a prompt or pipe text on stdin');
+  if (prompt.trim() === '') {
+    if (allowEmpty) return '';
+    throw new UsageError('empty prompt: pass a prompt or pipe text on stdin');
+  }
   return prompt;
 }
 

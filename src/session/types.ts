@@ -1,4 +1,4 @@
-import type { Api, ChatEvent, ChatResult, Termination } from '../protocol/events.js';
+import type { Api, Attachment, ChatEvent, ChatResult, Termination } from '../protocol/events.js';
 import type { GatechatError } from '../exit-codes.js';
 
 export type TurnStatus = 'complete' | 'interrupted' | 'cancelled' | 'error';
@@ -28,6 +28,8 @@ export interface SessionSettings {
 
 export interface FinishedTurn {
   prompt: string;
+  /** Files sent with the prompt (SPEC §12); they go back with it in later turns. */
+  attachments?: Attachment[];
   result: ChatResult;
   status: TurnStatus;
 }
@@ -47,7 +49,7 @@ export interface Conversation {
    * ends it as `cancelled` (the partial answer is kept and recorded). Never throws for gateway or
    * network failures: those come back as status `error`/`interrupted` with `error` set.
    */
-  send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  send(prompt: string, signal: AbortSignal, attachments?: Attachment[]): AsyncGenerator<ChatEvent, TurnOutcome, void>;
   /** Re-sends the last prompt, replacing the last answer in the context (/retry). Null when there is none. */
   retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
   /** Starts a new conversation (/clear). */

@@ -1,5 +1,5 @@
 import { ExitCode, UsageError } from '../../exit-codes.js';
-import { ConversationStore, type AssistantRecord, type ConversationSummary } from '../../session/conversation-store.js';
+import { ConversationStore, type AssistantRecord, type ConversationSummary, type StoredAttachment } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 
@@ -25,10 +25,12 @@ export async function runHistoryCommand(
       return list(store, Boolean(opts.json), io);
     case 'show':
       return show(store, requireId('show', id), Boolean(opts.json), io);
-    case 'rm':
-      store.remove(requireId('rm', id));
-      io.stderr.write(`gatechat: removed conversation ${id}\n`);
+    case 'rm': {
+      const blobs = store.remove(requireId('rm', id));
+      const freed = blobs > 0 ? ` and ${blobs} attachment${blobs === 1 ? '' : 's'} nothing else uses` : '';
+      io.stderr.write(`gatechat: removed conversation ${id}${freed}\n`);
       return ExitCode.ok;
+    }
     default: {
       const never: never = action;
       throw new UsageError(`history: unknown action ${JSON.stringify(never)}; expected list, show ID or rm ID`);
@@ -72,7 +74,9 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
   const out: string[] = [`# ${meta.cid} · ${meta.model || 'unknown model'} · ${meta.api} · ${localTime(meta.created)}`];
   if (meta.system) out.push(`system: ${meta.system}`);
   for (const turn of turns) {
-    out.push('', ...turn.user.split('\n').map((line) => `> ${line}`), '');
+    out.push('', ...turn.user.split('\n').map((line) => `> ${line}`));
+    for (const a of turn.attachments ?? []) out.push(`> ${attachmentLabel(a)}`);
+    out.push('');
     if (!turn.assistant) {
       out.push('[no answer recorded]');
       continue;
@@ -84,6 +88,22 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
   }
   io.stdout.write(forOutput(io, `${out.join('\n')}\n`));
   return ExitCode.ok;
+}
+
+/** `[attached photo.png · image/png · 2048 bytes]`: named, never dumped. */
+function attachmentLabel(a: StoredAttachment): string {
+  switch (a.kind) {
+    case 'text':
+      return `[attached ${a.path} · text · ${Buffer.byteLength(a.text)} bytes]`;
+    case 'image':
+      return `[attached ${a.path} · ${a.mime} · ${a.bytes} bytes]`;
+    case 'pdf':
+      return `[attached ${a.path} · application/pdf · ${a.bytes} bytes]`;
+    default: {
+      const never: never = a;
+      return String(never);
+    }
+  }
 }
 
 /** Complete answers need no marker; anything else says how it ended, so a partial is never mistaken for a whole. */

@@ -1,0 +1,162 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { Attachment, ImageMime } from '../protocol/events.js';
+import { UsageError } from '../exit-codes.js';
+import { readAllBytes } from './stdin.js';
+import { listTextFileCandidates } from './attachment-walk.js';
+
+// SPEC §12 attachments: files read and typed by their bytes (never their names), directories walked,
+// and the size limits checked before anything is sent.
+
+const MiB = 1024 * 1024;
+/** 5 MiB once base64-encoded: the strictest common image limit. */
+export const MAX_IMAGE_BYTES = 3.75 * MiB;
+/** All text together, stdin and the prompt included (the same cap as piped stdin, SPEC §1). */
+export const MAX_TEXT_BYTES = 8 * MiB;
+/** All attachments together. */
+export const MAX_ATTACHMENTS_BYTES = 32 * MiB;
+
+/** What `-a -` is called in the message and in saved conversations. */
+export const STDIN_NAME = 'stdin';
+
+export type Sniffed = { kind: 'image'; mime: ImageMime } | { kind: 'pdf' } | { kind: 'text'; text: string } | { kind: 'unknown' };
+
+function startsWith(bytes: Uint8Array, signature: number[], offset = 0): boolean {
+  if (bytes.length < offset + signature.length) return false;
+  return signature.every((b, i) => bytes[offset + i] === b);
+}
+
+const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The type from the first bytes: PNG, JPEG, GIF and WebP images, `%PDF`, UTF-8 text without NUL. */
+export function sniff(bytes: Uint8Array): Sniffed {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { kind: 'image', mime: 'image/png' };
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return { kind: 'image', mime: 'image/jpeg' };
+  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return { kind: 'image', mime: 'image/gif' };
+  if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return { kind: 'image', mime: 'image/webp' };
+  if (startsWith(bytes, ascii('%PDF-'))) return { kind: 'pdf' };
+  if (bytes.includes(0)) return { kind: 'unknown' };
+  try {
+    const text = utf8.decode(bytes);
+    return { kind: 'text', text: text.startsWith('\uFEFF') ? text.slice(1) : text };
+  } catch {
+    return { kind: 'unknown' };
+  }
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / MiB).toFixed(2).replace(/\.?0+$/, '')} MiB`;
+}
+
+/** Bytes → an attachment, or null for a type gatechat cannot send. */
+export function attachmentFromBytes(path: string, bytes: Buffer): Attachment | null {
+  const type = sniff(bytes);
+  switch (type.kind) {
+    case 'image':
+      return { kind: 'image', path, mime: type.mime, data: bytes.toString('base64'), bytes: bytes.length };
+    case 'pdf':
+      return { kind: 'pdf', path, data: bytes.toString('base64'), bytes: bytes.length };
+    case 'text':
+      return { kind: 'text', path, text: type.text };
+    case 'unknown':
+      return null;
+    default: {
+      const never: never = type;
+      return never;
+    }
+  }
+}
+
+function refuseType(path: string): never {
+  throw new UsageError(`cannot attach ${path}: it is not UTF-8 text, a PNG, JPEG, GIF or WebP image, or a PDF`);
+}
+
+function readError(path: string, error: unknown): UsageError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (code ?? (error as Error).message);
+  return new UsageError(`cannot attach ${path}: ${why}`);
+}
+
+/** A file over the whole-attachment limit is refused by its size, before it is read. */
+function readFileBounded(path: string, size: number): Buffer {
+  if (size > MAX_ATTACHMENTS_BYTES) {
+    throw new UsageError(`cannot attach ${path}: it is ${mib(size)}, over the ${mib(MAX_ATTACHMENTS_BYTES)} limit for all attachments`);
+  }
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw readError(path, error);
+  }
+}
+
+export interface ReadAttachmentsOptions {
+  /** Where `-` reads from. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+/**
+ * `-a` values in order → attachments. A file is refused (UsageError, the file named) when its type
+ * is none gatechat sends; a directory gives its text files (recursively, .gitignore honoured, dot
+ * entries skipped) and quietly leaves out the rest. Limits: see checkAttachmentLimits().
+ */
+export async function readAttachments(paths: string[], options: ReadAttachmentsOptions = {}): Promise<Attachment[]> {
+  const attachments: Attachment[] = [];
+  for (const path of paths) {
+    if (path === '-') {
+      if (!options.stdin) throw new UsageError('cannot attach -: there is no stdin here');
+      const bytes = await readAllBytes(options.stdin, MAX_ATTACHMENTS_BYTES, () => {
+        throw new UsageError(`cannot attach ${STDIN_NAME}: it is over the ${mib(MAX_ATTACHMENTS_BYTES)} limit for all attachments`);
+      });
+      attachments.push(attachmentFromBytes(STDIN_NAME, bytes) ?? refuseType(STDIN_NAME));
+      continue;
+    }
+    let stat;
+    try {
+      stat = statSync(path);
+    } catch (error) {
+      throw readError(path, error);
+    }
+    if (stat.isDirectory()) {
+      const found = listTextFileCandidates(path).flatMap(({ path: file, size }) => {
+        const attachment = attachmentFromBytes(file, readFileBounded(file, size));
+        return attachment?.kind === 'text' ? [attachment] : [];
+      });
+      if (found.length === 0) throw new UsageError(`cannot attach ${path}: the directory holds no text files (dot entries and .gitignore'd files are skipped)`);
+      attachments.push(...found);
+    } else {
+      attachments.push(attachmentFromBytes(path, readFileBounded(path, stat.size)) ?? refuseType(path));
+    }
+    // Stop reading as soon as the total is over: a big directory is refused early.
+    checkAttachmentLimits(attachments, '');
+  }
+  return attachments;
+}
+
+/**
+ * SPEC §12 limits, checked before anything is sent: an image over 3.75 MiB; all text (the text
+ * attachments and the message's own text, stdin included) over 8 MiB; all attachments over
+ * 32 MiB. The error names the file that crossed the line.
+ */
+export function checkAttachmentLimits(attachments: readonly Attachment[], messageText: string): void {
+  let text = Buffer.byteLength(messageText);
+  let all = 0;
+  for (const a of attachments) {
+    const size = a.kind === 'text' ? Buffer.byteLength(a.text) : a.bytes;
+    all += size;
+    if (a.kind === 'image' && a.bytes > MAX_IMAGE_BYTES) {
+      throw new UsageError(
+        `cannot attach ${a.path}: the image is ${mib(a.bytes)}, over the ${mib(MAX_IMAGE_BYTES)} limit for images (5 MiB once base64-encoded)`,
+        'scale it down or convert it to JPEG',
+      );
+    }
+    if (a.kind === 'text') {
+      text += size;
+      if (text > MAX_TEXT_BYTES) {
+        throw new UsageError(`cannot attach ${a.path}: with it the text (stdin and the prompt included) is over the ${mib(MAX_TEXT_BYTES)} limit`);
+      }
+    }
+    if (all > MAX_ATTACHMENTS_BYTES) {
+      throw new UsageError(`cannot attach ${a.path}: with it the attachments are over the ${mib(MAX_ATTACHMENTS_BYTES)} limit for all attachments`);
+    }
+  }
+}
