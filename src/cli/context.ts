@@ -1,5 +1,6 @@
 import { openConfigStore } from '../config/store.js';
 import { requireConnection, resolveSettings, type Settings } from '../config/settings.js';
+import { runApiKeyCommand } from '../config/api-key-cmd.js';
 import { ConversationStore } from '../session/conversation-store.js';
 import { dataDir } from '../session/paths.js';
 import { openConversation } from '../session/conversation.js';
@@ -25,6 +26,15 @@ export async function loadSettings(flags: ChatFlags, isolated = false): Promise<
   return resolveSettings({ flags, env: process.env, file: await store.snapshot() });
 }
 
+/**
+ * SPEC §14: the `api-key-cmd` runs here, once a request is about to need the key, never earlier
+ * (config, history, --help and bad flags never start a password manager).
+ */
+export async function resolveApiKey<T extends Settings>(settings: T): Promise<T> {
+  if (settings.apiKeyCmd === undefined) return settings;
+  return { ...settings, apiKey: await runApiKeyCommand(settings.apiKeyCmd) };
+}
+
 export function connectionFrom(settings: Settings & { baseUrl: string }): Connection {
   return {
     baseUrl: settings.baseUrl,
@@ -37,6 +47,7 @@ export function connectionFrom(settings: Settings & { baseUrl: string }): Connec
       idleMs: settings.timeoutS * 1000,
     },
     retries: settings.retries,
+    proxy: settings.proxy,
   };
 }
 
@@ -75,8 +86,9 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
   const resume = store ? store.load(options.cid ?? latestCid(store)) : undefined;
   const flags = continuedFlags(options.flags, resume?.settings);
   const settings = keepConversationValues(await loadSettings(flags, options.isolated), options.flags, resume?.settings);
-  const ready = requireConnection(settings);
-  const conn = connectionFrom(ready);
+  const ready = await resolveApiKey(requireConnection(settings));
+  // The demo gateway is in this process: no proxy from the user's environment stands in between.
+  const conn = { ...connectionFrom(ready), ...(options.isolated ? { proxy: null } : {}) };
   const { log, warn } = diagnostics(io, options.verbose);
 
   const httpWarning = plainHttpWarning(conn);

@@ -13,6 +13,7 @@ import {
   parseModel,
   parseNonNegativeInt,
   parsePositiveInt,
+  parseProxyUrl,
   parseSeconds,
   parseTemperature,
 } from '../config/keys.js';
@@ -55,6 +56,7 @@ export function validateConnectionFlags(raw: RawChatOptions): ChatFlags {
   if (raw.timeout !== undefined) flags.timeoutS = parseSeconds(raw.timeout, '--timeout');
   if (raw.connectTimeout !== undefined) flags.connectTimeoutS = parseSeconds(raw.connectTimeout, '--connect-timeout');
   if (raw.retries !== undefined) flags.retries = parseNonNegativeInt(raw.retries, '--retries');
+  if (raw.proxy !== undefined) flags.proxy = parseProxyUrl(raw.proxy, '--proxy');
   if (raw.profile !== undefined) {
     if (!raw.profile.trim()) throw new UsageError('--profile: expected a profile name');
     flags.profile = raw.profile;

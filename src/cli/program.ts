@@ -12,6 +12,7 @@ export function addConnectionOptions(command: Command): Command {
     .option('--timeout <s>', 'idle timeout between stream events and time to response headers, seconds (default: 120)')
     .option('--connect-timeout <s>', 'TCP/TLS connect timeout, seconds (default: 10)')
     .option('--retries <n>', 'retries before the first byte of the answer (default: 2)')
+    .option('--proxy <url>', 'HTTP(S) proxy, no scheme means http:// (default: HTTPS_PROXY / HTTP_PROXY, honouring NO_PROXY)')
     .option('-p, --profile <name>', 'settings profile (default: default-profile, else none)')
     .option('-v, --verbose', 'request/response diagnostics on stderr, secrets redacted');
 }
@@ -65,6 +66,7 @@ export interface RawChatOptions {
   timeout?: string;
   connectTimeout?: string;
   retries?: string;
+  proxy?: string;
   profile?: string;
   quiet?: boolean;
   verbose?: boolean;

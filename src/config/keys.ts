@@ -3,6 +3,7 @@ import { tryParseJson } from '../protocol/json.js';
 import { UsageError } from '../exit-codes.js';
 import { normalizeBaseUrl } from '../transport/base-url.js';
 import type { ModelEntry } from './model-entries.js';
+import { maskProxyPassword, normalizeProxyUrl } from '../transport/proxy-url.js';
 
 // Every parser takes the string a user typed (flag, `config set`, environment variable) and the name
 // to blame (`--temperature`, `temperature`, `GATECHAT_MODEL`), so one piece of code validates all
@@ -27,6 +28,9 @@ export interface ConfigValues {
   retries?: number;
   headers?: Record<string, string>;
   save?: boolean;
+  /** A shell command whose trimmed stdout is the key (SPEC §14); run only when a request needs it. */
+  'api-key-cmd'?: string;
+  proxy?: string;
 }
 
 /** The top level or one profile: its keys plus per-model entries (SPEC §11). */
@@ -186,6 +190,18 @@ export function parseApiKey(raw: string, option: string): string {
   return text;
 }
 
+/** The command itself is shown in `config list`; only its output is secret. */
+export function parseApiKeyCommand(raw: string, option: string): string {
+  const text = raw.trim();
+  if (!text) throw new UsageError(`${option}: expected a shell command that prints the key, e.g. "pass show gateway"`);
+  if (CONTROL.test(text)) throw new UsageError(`${option}: the command contains control characters`);
+  return text;
+}
+
+export function parseProxyUrl(raw: string, option: string): string {
+  return normalizeProxyUrl(raw, option);
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Profile names become JSON object keys: no `__proto__`, nothing a shell would mangle. */
@@ -223,6 +239,8 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'retries', description: 'retries before the first answer byte', parse: parseNonNegativeInt },
   { key: 'headers', description: 'extra header "Name: value" (set adds one; unset headers [Name])', parse: parseHeader },
   { key: 'save', description: 'record conversations: true or false', parse: parseBoolean },
+  { key: 'api-key-cmd', description: 'shell command printing the API key (e.g. "pass show gateway"), run when a request needs it', parse: parseApiKeyCommand },
+  { key: 'proxy', description: 'HTTP(S) proxy URL (no scheme means http://); default: HTTPS_PROXY / HTTP_PROXY / NO_PROXY', parse: parseProxyUrl },
   { key: 'default-profile', description: 'profile used when none is named', topLevelOnly: true, parse: parseProfileName },
 ];
 
@@ -275,6 +293,7 @@ const SECRET_HEADER = /authorization|api-?key|token|secret|cookie|password/i;
 export function displayValue(key: TopLevelKey, value: unknown, showSecrets: boolean): unknown {
   if (showSecrets) return value;
   if (keySpec(key)?.secret && typeof value === 'string') return maskSecret(value);
+  if (key === 'proxy' && typeof value === 'string') return maskProxyPassword(value);
   if (key === 'headers' && typeof value === 'object' && value !== null) {
     return Object.fromEntries(
       Object.entries(value).map(([name, v]) => [name, SECRET_HEADER.test(name) && typeof v === 'string' ? maskSecret(v) : v]),

@@ -35,6 +35,9 @@ export interface SettingsFlags {
   retries?: number;
   headers?: Record<string, string>;
   save?: boolean;
+  proxy?: string;
+  /** No CLI flag; here so every field resolves the same way. */
+  apiKeyCmd?: string;
   profile?: string;
   /** The system prompt is per invocation (or per model entry), not a profile setting. */
   system?: string;
@@ -61,6 +64,10 @@ export interface Settings {
   extraBody?: Record<string, unknown>;
   /** The name the user asked for when it differs from `model` (an alias, SPEC §11). */
   alias?: string;
+  /** Set only when it is where the key comes from (SPEC §14): run it with `resolveApiKey()`. */
+  apiKeyCmd?: string;
+  /** An explicit proxy (`--proxy`, the `proxy` key); otherwise the transport reads HTTPS_PROXY & co. */
+  proxy?: string;
   /** The profile in effect, if any. */
   profile?: string;
   /** Where each value came from (for --verbose and `config list`). */
@@ -95,6 +102,8 @@ const FIELD_KEYS = {
   connectTimeoutS: 'connect-timeout',
   retries: 'retries',
   save: 'save',
+  apiKeyCmd: 'api-key-cmd',
+  proxy: 'proxy',
 } as const satisfies Partial<Record<SettingName, ConfigKey>>;
 
 type Field = keyof typeof FIELD_KEYS;
@@ -152,6 +161,8 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
     }
   }
 
+  preferKeyCommand(resolved, sources);
+
   // Headers accumulate: top level, then profile, then -H on top (a later layer wins per name).
   const headers: Record<string, string> = {};
   const layers: Array<[Record<string, string> | undefined, SettingSource]> = [
@@ -174,6 +185,19 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
   const extraBody = options || flags.extraBody ? { ...options, ...flags.extraBody } : undefined;
 
   return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, system, extraBody, sources };
+}
+
+/**
+ * SPEC §14: GATECHAT_API_KEY → api-key-cmd → api-key. Within one layer the command wins over a stored
+ * key; a profile's api-key still beats a top-level command (the profile is another gateway).
+ */
+function preferKeyCommand(resolved: Record<string, unknown>, sources: Settings['sources']): void {
+  if (resolved.apiKeyCmd === undefined) return;
+  const keyLayer = sources.apiKey;
+  const keyWins = keyLayer === 'flag' || keyLayer === 'env' || (keyLayer === 'profile' && sources.apiKeyCmd === 'config');
+  const loser = keyWins ? 'apiKeyCmd' : 'apiKey';
+  delete resolved[loser];
+  delete sources[loser];
 }
 
 function selectProfile(

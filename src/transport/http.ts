@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { STATUS_CODES } from 'node:http';
-import { Agent, request } from './undici-core.js';
+import { request } from './undici-core.js';
+import { Dispatchers } from './dispatchers.js';
+import { proxyLabel } from './proxy-url.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
 import { isLoopbackHost } from './base-url.js';
@@ -20,6 +22,11 @@ export interface Connection {
   headers: Record<string, string>;
   timeouts: { connectMs: number; headersMs: number; idleMs: number };
   retries: number;
+  /**
+   * SPEC §14: a proxy URL (`--proxy`, the `proxy` key) replaces HTTPS_PROXY/HTTP_PROXY; undefined reads
+   * them; null never uses a proxy (the in-process demo gateway). NO_PROXY applies unless null.
+   */
+  proxy?: string | null;
 }
 
 export interface RetryInfo {
@@ -133,12 +140,42 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection, whole
   }
 }
 
+/** Failures before the response headers of a request that went through a proxy: name the proxy. */
+export function proxyError(error: unknown, url: URL, proxy: string, conn: Connection, wholeAnswer = false): NetworkError {
+  const via = proxyLabel(proxy);
+  const hint = 'check --proxy, the proxy key or HTTPS_PROXY/HTTP_PROXY (NO_PROXY lists hosts to reach directly)';
+  const detail = error instanceof Error ? error.message : String(error);
+  const refusedTunnel = /Proxy response \((\d{3})\)/.exec(detail);
+  if (refusedTunnel) {
+    const status = Number(refusedTunnel[1]);
+    const phrase = STATUS_CODES[status];
+    return new NetworkError('connect', `proxy ${via} refused to connect to ${url.host}: HTTP ${status}${phrase ? ` ${phrase}` : ''}`, { cause: error, retryable: false, hint });
+  }
+  if (/Proxy Authentication Required/i.test(detail)) {
+    return new NetworkError('connect', `proxy ${via} refused the request: HTTP 407 Proxy Authentication Required`, {
+      cause: error,
+      retryable: false,
+      hint: 'give the proxy credentials in its URL: http://user:password@proxy:port',
+    });
+  }
+  switch (errorCode(error)) {
+    case 'ECONNREFUSED':
+      return new NetworkError('connect', `cannot connect to proxy ${via}: connection refused`, { cause: error, hint });
+    case 'ENOTFOUND':
+      return new NetworkError('connect', `cannot connect to proxy ${via}: host not found`, { cause: error, retryable: false, hint });
+    default: {
+      const direct = preHeaderError(error, url, conn, wholeAnswer);
+      return new NetworkError(direct.phase, `${direct.message} (through proxy ${via})`, { cause: error, retryable: direct.retryable, hint: direct.hint });
+    }
+  }
+}
+
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
 /** One attempt, following redirects: resolves at the first non-redirect response headers. */
-async function attempt(req: HttpRequest, agent: Agent, payload: string | undefined, secrets: string[]): Promise<Attempt> {
+async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: string | undefined, secrets: string[]): Promise<Attempt> {
   const { conn, log, signal } = req;
   const origin = new URL(conn.baseUrl).origin;
   let url = new URL(conn.baseUrl + req.path);
@@ -153,12 +190,17 @@ async function attempt(req: HttpRequest, agent: Agent, payload: string | undefin
       for (const [name, value] of Object.entries(redactHeaders(headers, secrets))) log(`> ${name}: ${value}`);
       if (body !== undefined) log(`> body: ${Buffer.byteLength(body)} bytes`);
     }
+    const route = await dispatchers.route(url);
+    if (log && route.proxy !== null) log(`> through proxy ${proxyLabel(route.proxy)}`);
     const started = Date.now();
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(url, { dispatcher: agent, method, headers, body, signal });
+      res = await request(url, { dispatcher: route.dispatcher, method, headers, body, signal });
     } catch (error) {
-      if (signal?.aborted || isAbortError(error)) throw new RequestAbortedError();
+      if (signal?.aborted) throw new RequestAbortedError();
+      // A refused CONNECT surfaces as undici's RequestAbortedError: it is the proxy's answer, not ours.
+      if (route.proxy !== null) return { kind: 'network', error: proxyError(error, url, route.proxy, conn, req.wholeAnswer) };
+      if (isAbortError(error)) throw new RequestAbortedError();
       return { kind: 'network', error: preHeaderError(error, url, conn, req.wholeAnswer) };
     }
     const resHeaders = flatten(res.headers);
@@ -211,17 +253,13 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   if (signal?.aborted) throw new RequestAbortedError();
   const secrets = secretsOf(conn);
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
-  // A dedicated dispatcher: per-connection timeouts, and destroying it lets the process exit at once.
-  const agent = new Agent({
-    connect: { timeout: conn.timeouts.connectMs },
-    headersTimeout: headersTimeoutMs(conn, req.wholeAnswer === true),
-    bodyTimeout: conn.timeouts.idleMs,
-  });
+  // Dedicated dispatchers: per-connection timeouts, and destroying them lets the process exit at once.
+  const dispatchers = new Dispatchers(conn, headersTimeoutMs(conn, req.wholeAnswer === true));
   let agentClosed = false;
   const closeAgent = (): void => {
     if (agentClosed) return;
     agentClosed = true;
-    agent.destroy().catch(() => undefined);
+    dispatchers.destroy();
   };
   if (!conn.apiKey && !Object.keys(conn.headers).some((n) => credentialHeaderNames(conn).has(n.toLowerCase()))) {
     log?.('no API key configured: sending no auth header');
@@ -230,7 +268,7 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   let handedOver = false;
   try {
     for (let retriesDone = 0; ; ) {
-      const result = await attempt(req, agent, payload, secrets);
+      const result = await attempt(req, dispatchers, payload, secrets);
       let status: number | undefined;
       let resHeaders: Record<string, string> | undefined;
       let bodyText = '';

@@ -188,3 +188,30 @@ describe('per-model entries (SPEC §11)', () => {
     expect(s.temperature).toBeUndefined();
   });
 });
+
+describe('api-key-cmd precedence (SPEC §14: GATECHAT_API_KEY → api-key-cmd → api-key)', () => {
+  const CMD = 'pass show gateway';
+  const resolve = (env: Record<string, string>, f: ConfigFile) => {
+    const s = resolveSettings({ flags: {}, env, file: f });
+    return { apiKey: s.apiKey, apiKeyCmd: s.apiKeyCmd };
+  };
+
+  it('the environment key beats a command; a command beats a stored key in the same layer', () => {
+    expect(resolve({ GATECHAT_API_KEY: 'sk-env-1111' }, { 'api-key-cmd': CMD, 'api-key': 'sk-file-2222' })).toEqual({ apiKey: 'sk-env-1111', apiKeyCmd: undefined });
+    expect(resolve({}, { 'api-key-cmd': CMD, 'api-key': 'sk-file-2222' })).toEqual({ apiKey: undefined, apiKeyCmd: CMD });
+    expect(resolve({}, { profiles: { w: { 'api-key-cmd': CMD, 'api-key': 'sk-w-3333' } }, 'default-profile': 'w' })).toEqual({ apiKey: undefined, apiKeyCmd: CMD });
+    expect(resolve({}, { 'api-key': 'sk-file-2222' })).toEqual({ apiKey: 'sk-file-2222', apiKeyCmd: undefined });
+  });
+
+  it('across layers the profile wins: its command beats a top-level key, its key beats a top-level command', () => {
+    expect(resolve({}, { 'api-key': 'sk-top-4444', profiles: { w: { 'api-key-cmd': CMD } }, 'default-profile': 'w' })).toEqual({ apiKey: undefined, apiKeyCmd: CMD });
+    expect(resolve({}, { 'api-key-cmd': CMD, profiles: { w: { 'api-key': 'sk-w-5555' } }, 'default-profile': 'w' })).toEqual({ apiKey: 'sk-w-5555', apiKeyCmd: undefined });
+  });
+
+  it('proxy: the flag beats the profile, the profile beats the top level', () => {
+    const f: ConfigFile = { proxy: 'http://top:1', profiles: { w: { proxy: 'http://w:2' } } };
+    expect(resolveSettings({ flags: {}, env: {}, file: f }).proxy).toBe('http://top:1');
+    expect(resolveSettings({ flags: { profile: 'w' }, env: {}, file: f }).proxy).toBe('http://w:2');
+    expect(resolveSettings({ flags: { profile: 'w', proxy: 'http://flag:3' }, env: {}, file: f }).proxy).toBe('http://flag:3');
+  });
+});

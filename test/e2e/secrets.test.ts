@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { closedPort } from '../helpers/ports.js';
 
 const KEY = 'sk-SECRET-canary-7f3a9';
 /** The key's distinctive middle: a masked form (`sk-…f3a9`) never contains it, any real leak does. */
@@ -50,15 +51,6 @@ async function loopback(handler: (req: IncomingMessage, res: ServerResponse, bod
         server.close(() => resolve());
       }),
   };
-}
-
-/** A port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The ctx.gateway that misbehaves the worst way: it echoes the caller's credentials in its answers. */

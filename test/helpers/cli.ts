@@ -44,6 +44,8 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   const baseEnv: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(baseEnv)) if (key.startsWith('GATECHAT_')) delete baseEnv[key];
   delete baseEnv.NO_COLOR;
+  // A proxy in the developer's or CI's environment must not reroute loopback tests; proxy tests set their own.
+  for (const key of Object.keys(baseEnv)) if (/^(https?|no|all)_proxy$/i.test(key)) delete baseEnv[key];
   const child = spawn(process.execPath, [binPath, ...args], {
     env: { ...baseEnv, ...options.env } as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'pipe'],

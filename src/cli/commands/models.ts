@@ -1,7 +1,7 @@
 import { listModels } from '../../client/models.js';
 import { UsageError } from '../../exit-codes.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
-import { connectionFrom, diagnostics, loadSettings, type Io } from '../context.js';
+import { connectionFrom, diagnostics, loadSettings, resolveApiKey, type Io } from '../context.js';
 import type { ChatFlags } from '../flags.js';
 
 /** `gatechat models`: ids one per line when piped (for scripts), a table on a terminal. */
@@ -10,7 +10,7 @@ export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; 
   if (!settings.baseUrl) {
     throw new UsageError('no base URL configured', 'run: gatechat config set base-url https://your-gateway/v1');
   }
-  const conn = connectionFrom({ ...settings, baseUrl: settings.baseUrl });
+  const conn = connectionFrom(await resolveApiKey({ ...settings, baseUrl: settings.baseUrl }));
   const { log } = diagnostics(io, opts.verbose);
   const models = await listModels(conn, undefined, log);
   if (opts.json) {
