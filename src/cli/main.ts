@@ -105,7 +105,7 @@ function buildProgram(): Command {
     .command('list')
     .description('every stored key, per profile, and every model entry (keys masked)')
     .option('-m, --model <name>', "only this model's entry")
-    .option('-p, --profile <name>', 'with --model: the entry in this profile')
+    .option('-p, --profile <name>', 'only this profile (with --model: the entry in this profile)')
     .option('--show-secrets', 'print API keys unmasked')
     .option('--json', 'as JSON')
     .action(configAction('list'));
@@ -124,17 +124,18 @@ function buildProgram(): Command {
 
   program
     .command('history')
-    .description('saved conversations: list (default), show ID, rm ID')
+    .description('saved conversations: list [TEXT] (default), show [ID], rm ID')
     .argument('[action]', 'list | show | rm', 'list')
-    .argument('[id]', 'conversation id')
+    .argument('[words...]', 'list: only conversations mentioning this text; show, rm: an id or its start (show with none: the latest)')
     .option('--json', 'as JSON')
-    .action((action: string, id: string | undefined, opts: { json?: boolean }) =>
+    .action((action: string, words: string[], opts: { json?: boolean }) =>
       run(async () => {
         if (action !== 'list' && action !== 'show' && action !== 'rm') {
-          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list, show ID or rm ID`);
+          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list [TEXT], show [ID] or rm ID`);
         }
+        if (action !== 'list' && words.length > 1) throw new UsageError(`history ${action}: expected one conversation id, got ${words.length} words`);
         const { runHistoryCommand } = await import('./commands/history.js');
-        return runHistoryCommand(action, id, opts, io);
+        return runHistoryCommand(action, words.length ? words.join(' ') : undefined, opts, io);
       }),
     );
 

@@ -259,13 +259,39 @@ export class ConversationStore {
     return best?.cid ?? null;
   }
 
-  /** Newest activity first. */
-  list(): ConversationSummary[] {
-    const summaries = this.ids().map((cid): ConversationSummary => {
+  /**
+   * The conversation an id or the start of one names (`history show 20261122-10`). Several matches
+   * are a usage error listing them, so a prefix never silently picks one.
+   */
+  resolveId(prefix: string): string {
+    if (!CID_PATTERN.test(prefix)) {
+      throw new UsageError(`not a conversation id: ${JSON.stringify(prefix)} (see: gatechat history list)`);
+    }
+    const ids = this.ids();
+    if (ids.includes(prefix)) return prefix;
+    const matches = ids.filter((cid) => cid.startsWith(prefix));
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length === 0) throw new UsageError(`no conversation with id ${prefix}: see gatechat history list`);
+    const shown = matches.slice(-10).reverse();
+    const more = matches.length > shown.length ? `, … (${matches.length - shown.length} more)` : '';
+    throw new UsageError(`${prefix} matches ${matches.length} conversations: ${shown.join(', ')}${more}; give more of the id`);
+  }
+
+  /**
+   * Newest activity first. `matching`: only conversations whose prompts, answers, system prompt or
+   * model contain that text, ignoring case.
+   */
+  list(matching?: string): ConversationSummary[] {
+    const needle = matching?.toLowerCase();
+    const summaries: ConversationSummary[] = [];
+    for (const cid of this.ids()) {
       const { meta, records } = this.read(cid);
+      if (needle && ![meta.model, meta.system ?? '', ...records.map((r) => r.content)].some((text) => text.toLowerCase().includes(needle))) {
+        continue;
+      }
       const firstUser = records.find((r): r is UserRecord => r.type === 'user');
       const last = records[records.length - 1];
-      return {
+      summaries.push({
         cid,
         created: meta.created,
         updated: last?.ts ?? meta.created,
@@ -273,8 +299,8 @@ export class ConversationStore {
         api: meta.api,
         turns: records.filter((r) => r.type === 'user').length,
         title: titleOf(firstUser?.content ?? ''),
-      };
-    });
+      });
+    }
     return summaries.sort((a, b) => (a.updated === b.updated ? b.cid.localeCompare(a.cid) : b.updated.localeCompare(a.updated)));
   }
 

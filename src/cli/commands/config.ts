@@ -72,7 +72,7 @@ export async function runConfigCommand(action: ConfigAction, args: string[], opt
     case 'unset':
       return unsetKey(store, args, profile, io);
     case 'list':
-      return listKeys(store, opts, io);
+      return profile === undefined ? listKeys(store, opts, io) : listProfile(store, profile, opts, io);
     default: {
       const never: never = action;
       throw new UsageError(`config: unknown action ${JSON.stringify(never)}`);
@@ -210,12 +210,7 @@ function listKeys(store: ConfigStore, opts: ConfigCommandOptions, io: ConfigIo):
     return ExitCode.ok;
   }
   const lines = [`# ${store.path}`];
-  const section = (listing: Listing, inheritedFrom: Source) => {
-    for (const [key, { value, source }] of Object.entries(listing)) {
-      const note = source === 'default' ? '  (default)' : source === inheritedFrom ? '  (from top level)' : '';
-      lines.push(`${key.padEnd(17)} ${formatValue(value, ', ')}${note}`);
-    }
-  };
+  const section = (listing: Listing, inheritedFrom: Source) => lines.push(...listingLines(listing, inheritedFrom));
   section(effective(file, undefined, showSecrets), 'profile');
   lines.push(...entrySections(file, (model) => `[model ${model}]`));
   for (const name of profiles) {
@@ -226,6 +221,34 @@ function listKeys(store: ConfigStore, opts: ConfigCommandOptions, io: ConfigIo):
   for (const { variable, key } of overrides) lines.push(`# ${variable} is set in the environment and overrides ${key}`);
   io.stdout.write(`${lines.join('\n')}\n`);
   return ExitCode.ok;
+}
+
+/** `config list --profile NAME`: that profile's effective values (inheriting the top level) and its model entries. */
+function listProfile(store: ConfigStore, profile: string, opts: ConfigCommandOptions, io: ConfigIo): number {
+  const file = store.snapshot();
+  const known = knownProfiles(file);
+  if (!known.includes(profile)) {
+    throw new UsageError(`--profile: no profile named ${JSON.stringify(profile)} (known profiles: ${known.join(', ') || 'none'})`);
+  }
+  const listing = effective(file, profile, Boolean(opts.showSecrets));
+  if (opts.json) {
+    const result = { path: store.path, profile, default: file['default-profile'] === profile, settings: listing, models: file.profiles?.[profile]?.models ?? {} };
+    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  const lines = [`# ${store.path}`, `[profile ${profile}]${file['default-profile'] === profile ? '  (default-profile)' : ''}`];
+  lines.push(...listingLines(listing, 'config'));
+  lines.push(...entrySections(file.profiles?.[profile], (model) => `[profile ${profile} · model ${model}]`));
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return ExitCode.ok;
+}
+
+/** `key  value  (default)`: a value inherited from `inheritedFrom` says so. */
+function listingLines(listing: Listing, inheritedFrom: Source): string[] {
+  return Object.entries(listing).map(([key, { value, source }]) => {
+    const note = source === 'default' ? '  (default)' : source === inheritedFrom ? '  (from top level)' : '';
+    return `${key.padEnd(17)} ${formatValue(value, ', ')}${note}`;
+  });
 }
 
 /** Strings as typed; headers as `Name: value` (the form `config set headers` takes). */

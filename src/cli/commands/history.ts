@@ -13,22 +13,32 @@ export interface HistoryIo {
   stderr: NodeJS.WritableStream;
 }
 
+/**
+ * `arg`: for list, the text to filter by; for show and rm, an id or the start of one (show with
+ * none: the latest conversation).
+ */
 export async function runHistoryCommand(
   action: HistoryAction,
-  id: string | undefined,
+  arg: string | undefined,
   opts: { json?: boolean },
   io: HistoryIo,
   store: ConversationStore = new ConversationStore(dataDir()),
 ): Promise<number> {
   switch (action) {
     case 'list':
-      return list(store, Boolean(opts.json), io);
-    case 'show':
-      return show(store, requireId('show', id), Boolean(opts.json), io);
+      return list(store, arg, Boolean(opts.json), io);
+    case 'show': {
+      const cid = arg ? store.resolveId(arg) : store.latest();
+      if (!cid) throw new UsageError('history show: there is no saved conversation yet');
+      return show(store, cid, Boolean(opts.json), io);
+    }
     case 'rm': {
-      const blobs = store.remove(requireId('rm', id));
+      // Never "the latest" by default: removing needs the id (or an unambiguous start of it).
+      if (!arg) throw new UsageError('history rm: which conversation? (see: gatechat history list)');
+      const cid = store.resolveId(arg);
+      const blobs = store.remove(cid);
       const freed = blobs > 0 ? ` and ${blobs} attachment${blobs === 1 ? '' : 's'} nothing else uses` : '';
-      io.stderr.write(`gatechat: removed conversation ${id}${freed}\n`);
+      io.stderr.write(`gatechat: removed conversation ${cid}${freed}\n`);
       return ExitCode.ok;
     }
     default: {
@@ -43,19 +53,14 @@ function forOutput(io: HistoryIo, text: string): string {
   return (io.stdout as { isTTY?: boolean }).isTTY ? sanitizeForTerminal(text) : text;
 }
 
-function requireId(action: string, id: string | undefined): string {
-  if (!id) throw new UsageError(`history ${action}: which conversation? (see: gatechat history list)`);
-  return id;
-}
-
-function list(store: ConversationStore, json: boolean, io: HistoryIo): number {
-  const conversations = store.list();
+function list(store: ConversationStore, matching: string | undefined, json: boolean, io: HistoryIo): number {
+  const conversations = store.list(matching);
   if (json) {
     io.stdout.write(`${JSON.stringify(conversations, null, 2)}\n`);
     return ExitCode.ok;
   }
   if (conversations.length === 0) {
-    io.stderr.write('gatechat: no saved conversations yet\n');
+    io.stderr.write(matching ? `gatechat: no saved conversation mentions ${JSON.stringify(matching)}\n` : 'gatechat: no saved conversations yet\n');
     return ExitCode.ok;
   }
   const modelWidth = Math.min(30, Math.max(5, ...conversations.map((c) => c.model.length)));
