@@ -116,7 +116,8 @@ describe('gatechat history', () => {
     expect(await run('rm', cid)).toEqual({ code: 0, out: '', err: `gatechat: removed conversation ${cid}\n` });
     await expect(run('show', cid)).rejects.toThrow(`no conversation with id ${cid}: see gatechat history list`);
     await expect(run('rm', cid)).rejects.toThrow(UsageError);
-    await expect(run('show')).rejects.toThrow(/which conversation/);
+    await expect(run('show')).rejects.toThrow('history show: there is no saved conversation yet');
+    await expect(run('rm')).rejects.toThrow(/which conversation/);
     await expect(run('rm', '../../etc/passwd')).rejects.toThrow(/not a conversation id/);
   });
 });
