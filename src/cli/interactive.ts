@@ -12,12 +12,14 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     throw new UsageError('interactive chat needs a terminal on stdin and stdout', 'pass a prompt for one-shot mode: gatechat "question"');
   }
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
-  const { conversation } = await openSession(options, io);
+  const { conversation, settings } = await openSession(options, io);
   const { runInteractiveChat } = await import('../render/ink/index.js');
   return runInteractiveChat({
     conversation,
     firstPrompt,
     inputHistoryFile: join(dataDir(), 'input-history.jsonl'),
+    // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
+    saveInputHistory: settings.save,
     color: useColor(io.stdout),
     showReasoning: options.showReasoning,
     version: VERSION,

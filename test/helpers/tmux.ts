@@ -1,5 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'vitest';
+import { repoRoot } from './cli.js';
 
 /**
  * Drives a real pseudo-terminal through tmux: a private server socket per session, keys sent as a
@@ -123,5 +127,35 @@ export function tmuxAvailable(): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Set to 1 to skip the pseudo-terminal tests knowingly where tmux cannot be installed (never in CI). */
+export const SKIP_PTY_VARIABLE = 'GATECHAT_TEST_SKIP_PTY';
+
+/**
+ * describe() for tests that drive the built binary in tmux. A missing tmux or an unbuilt binary is
+ * never a silent skip: the block then holds one failing test that says what to install. Only with
+ * GATECHAT_TEST_SKIP_PTY=1 (and not in CI) is it skipped, and the reason is in the skipped block's
+ * name, so the report shows it.
+ */
+export function describeInTerminal(name: string, body: () => void): void {
+  const missing = [
+    tmuxAvailable() ? null : 'tmux is not installed (apt-get install tmux / brew install tmux)',
+    existsSync(join(repoRoot, 'dist', 'cli.js')) ? null : 'the binary is not built (npm run build)',
+  ].filter((reason): reason is string => reason !== null);
+  if (missing.length === 0) {
+    describe(name, body);
+  } else if (process.env[SKIP_PTY_VARIABLE] === '1' && !process.env.CI) {
+    const reason = `skipped by ${SKIP_PTY_VARIABLE}=1: ${missing.join('; ')}`;
+    // The summary counts skipped tests without names: say it where it cannot be missed.
+    console.warn(`${name}: ${reason}`);
+    describe.skip(`${name} [${reason}]`, body);
+  } else {
+    describe(name, () => {
+      it('runs in a pseudo-terminal', () => {
+        throw new Error(`${missing.join('; ')}. Install it, or set ${SKIP_PTY_VARIABLE}=1 to skip these tests knowingly.`);
+      });
+    });
   }
 }

@@ -128,4 +128,90 @@ describe('chat over the dev gateway', () => {
       }
     });
   }
+
+  it('/retry asks the last prompt again in its place: same context, and it supersedes the answer on disk', async () => {
+    const { app, conversation } = chat('fail-500');
+    await type(app, 'first', ENTER);
+    await until(idle(conversation, 1), 'the failed turn');
+    conversation.update({ model: 'echo' });
+    await type(app, '/retry', ENTER);
+    await until(() => gateway.requests.length === 2 && idle(conversation, 1)() && conversation.turns[0]?.status === 'complete', 'the retried turn');
+    await type(app, '/retry', ENTER);
+    await until(() => gateway.requests.length === 3 && conversation.turns[0]?.status === 'complete', 'the second retry');
+    expect(bodies().map((b) => b.messages)).toEqual([
+      [{ role: 'user', content: 'first' }],
+      [{ role: 'user', content: 'first' }],
+      [{ role: 'user', content: 'first' }],
+    ]);
+    await type(app, 'second', ENTER);
+    await until(idle(conversation, 2), 'the next turn');
+    expect(bodies()[3]!.messages).toEqual([
+      { role: 'user', content: 'first' },
+      { role: 'assistant', content: 'first' },
+      { role: 'user', content: 'second' },
+    ]);
+    const saved = store.load(conversation.cid!).turns;
+    expect(saved.map((t) => [t.user, t.assistant?.status])).toEqual([
+      ['first', 'complete'],
+      ['second', 'complete'],
+    ]);
+  });
+
+  it('/save writes every turn of a resumed conversation, earlier ones included', async () => {
+    const earlier = openConversation(deps('echo'));
+    const signal = new AbortController().signal;
+    for await (const _ of earlier.send('from last time', signal)) void _;
+    const { app, conversation } = chat('echo', { resume: store.load(earlier.cid!) });
+    await until(() => frame(app).includes('› from last time'), 'the earlier turn on screen');
+    await type(app, 'and now', ENTER);
+    await until(idle(conversation, 2), 'the new turn');
+    const file = join(dir, 'transcript.md');
+    await type(app, `/save ${file}`, ENTER);
+    await until(() => frame(app).includes(`saved 2 turn(s) to ${file}`), 'the save notice');
+    const saved = readFileSync(file, 'utf8');
+    expect(saved).toContain('- model: echo');
+    expect(saved.split('## User')).toHaveLength(3);
+    expect(saved).toContain('## User\n\nfrom last time\n\n## Assistant (echo)\n\nfrom last time');
+    expect(saved).toContain('## User\n\nand now\n\n## Assistant (echo)\n\nand now');
+  });
+
+  it('Esc cancels a streaming answer: the partial text is kept, recorded as cancelled and sent back as it was', async () => {
+    const { app, conversation } = chat('slow-150');
+    await type(app, 'tell me a story', ENTER);
+    await until(() => frame(app).includes('Lorem ipsum'), 'the first words');
+    await type(app, ESC);
+    await until(() => frame(app).includes('⊘ cancelled'), 'the cancelled mark');
+    const turn = conversation.turns[0]!;
+    expect(turn.status).toBe('cancelled');
+    expect(turn.result.text).toMatch(/^Lorem ipsum/);
+    expect(store.load(conversation.cid!).turns[0]!.assistant).toMatchObject({ status: 'cancelled', content: turn.result.text });
+    conversation.update({ model: 'echo' });
+    await type(app, 'go on', ENTER);
+    await until(idle(conversation, 2), 'the next answer');
+    expect(bodies()[1]!.messages).toEqual([
+      { role: 'user', content: 'tell me a story' },
+      { role: 'assistant', content: turn.result.text },
+      { role: 'user', content: 'go on' },
+    ]);
+  });
+
+  it('a resumed conversation prints its earlier turns (answers, tool calls, marks) above the prompt', async () => {
+    const earlier = openConversation(deps('echo', { tools: TOOLS }));
+    const signal = new AbortController().signal;
+    for await (const _ of earlier.send('plain question', signal)) void _;
+    earlier.update({ model: 'tool' });
+    for await (const _ of earlier.send('weather in Oslo', signal)) void _;
+    earlier.update({ model: 'fail-500' });
+    for await (const _ of earlier.send('doomed', signal)) void _;
+    const { app } = chat('echo', { resume: store.load(earlier.cid!) });
+    await until(() => frame(app).includes('Ask anything'), 'the prompt');
+    const screen = frame(app);
+    const order = ['› plain question', 'plain question', '› weather in Oslo', 'get_weather', '› doomed', '✗ failed', 'Ask anything'];
+    let at = -1;
+    for (const text of order) {
+      const found = screen.indexOf(text, at + 1);
+      expect(found, `${text} after position ${at} in:\n${screen}`).toBeGreaterThan(at);
+      at = found;
+    }
+  });
 });

@@ -1,10 +1,10 @@
 // The built binary in a real pseudo-terminal (tmux), against the dev gateway, as a person uses it.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway } from '../../src/gateway/server.js';
-import { shellQuote, TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
+import { shellQuote, TmuxSession, describeInTerminal } from '../helpers/tmux.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'gatechat.js');
@@ -40,10 +40,8 @@ function submit(session: TmuxSession, text: string): void {
   session.keys('Enter');
 }
 
-const canRun = tmuxAvailable() && existsSync(join(ROOT, 'dist', 'cli.js'));
 
-// Skipped only on a developer machine without tmux; in CI (.ci/run installs tmux) a missing tmux fails.
-describe.skipIf(!canRun && !process.env.CI)('interactive chat in a pseudo-terminal', () => {
+describeInTerminal('interactive chat in a pseudo-terminal', () => {
   beforeAll(async () => {
     gateway = await startGateway({ port: 0 });
   });

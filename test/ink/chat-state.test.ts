@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatReducer, initialChat, type ChatState } from '../../src/render/ink/chat-state.js';
+import { chatReducer, initialChat, pastTurnItems, type ChatState } from '../../src/render/ink/chat-state.js';
 import { emptyBatch, type DeltaBatch } from '../../src/render/ink/delta-batch.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 
@@ -78,5 +78,22 @@ describe('chat reducer', () => {
     s = chatReducer(s, { type: 'reset', banner: 'b2' });
     expect(s.items).toMatchObject([{ kind: 'banner', text: 'b2' }]);
     expect(s.epoch).toBe(1);
+  });
+});
+
+describe('pastTurnItems (a resumed chat)', () => {
+  it('shows the last turns with their answers and marks, and says how many earlier ones are left out', () => {
+    const turns = Array.from({ length: 4 }, (_, i) => ({ prompt: `q${i}`, ...outcome(i === 3 ? 'cancelled' : 'complete', i === 3 ? '' : `a${i}`) }));
+    const items = pastTurnItems(turns, 2);
+    expect(items).toEqual([
+      { kind: 'notice', tone: 'dim', text: '… 2 earlier turns (gatechat history show)' },
+      { kind: 'prompt', text: 'q2' },
+      { kind: 'answer', text: 'a2' },
+      { kind: 'prompt', text: 'q3' },
+      { kind: 'notice', tone: 'warn', text: '⊘ cancelled' },
+    ]);
+    const state = initialChat({ showReasoning: false, banner: 'b', history: items });
+    expect(state.items.map((i) => i.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(pastTurnItems(turns)).toHaveLength(3 * 2 + 2);
   });
 });

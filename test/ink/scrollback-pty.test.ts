@@ -1,12 +1,12 @@
 // SPEC §8: gatechat never erases the terminal's scrollback — checked on the raw bytes it writes.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway } from '../../src/gateway/server.js';
 import { binPath, shellQuoteArgs } from '../helpers/cli.js';
 import { visible } from '../helpers/pty.js';
-import { TmuxSession, tmuxAvailable } from '../helpers/tmux.js';
+import { TmuxSession, describeInTerminal } from '../helpers/tmux.js';
 
 const READY = 'Ask anything';
 const ESC = '\u001B';
@@ -40,9 +40,8 @@ function expectScrollbackKept(raw: string) {
   expect(raw, visible(raw)).not.toContain(`${ESC}c`);
 }
 
-const canRun = tmuxAvailable() && existsSync(join(binPath, '..', '..', 'dist', 'cli.js'));
 
-describe.skipIf(!canRun && !process.env.CI)('scrollback is never erased', () => {
+describeInTerminal('scrollback is never erased', () => {
   beforeAll(async () => {
     gateway = await startGateway({ port: 0 });
   });

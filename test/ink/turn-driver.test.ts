@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatEvent } from '../../src/protocol/events.js';
@@ -65,7 +65,21 @@ describe('input history file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-hist-'));
     const file = join(dir, 'h.jsonl');
     writeFileSync(file, Array.from({ length: 25 }, (_, i) => `${JSON.stringify(`e${i}`)}\n`).join(''));
-    expect(openInputHistory(file, 10).entries).toEqual(Array.from({ length: 10 }, (_, i) => `e${i + 15}`));
+    expect(openInputHistory(file, { limit: 10 }).entries).toEqual(Array.from({ length: 10 }, (_, i) => `e${i + 15}`));
     expect(readFileSync(file, 'utf8').trim().split('\n').length).toBe(10);
+  });
+
+  it('write: false (--no-save) reads the earlier prompts and writes nothing, not even the compaction', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-hist-'));
+    const file = join(dir, 'h.jsonl');
+    const before = Array.from({ length: 25 }, (_, i) => `${JSON.stringify(`e${i}`)}\n`).join('');
+    writeFileSync(file, before);
+    const h = openInputHistory(file, { limit: 10, write: false });
+    expect(h.entries).toHaveLength(10);
+    h.append('private');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    const missing = join(dir, 'none', 'h.jsonl');
+    openInputHistory(missing, { write: false }).append('private');
+    expect(existsSync(join(dir, 'none'))).toBe(false);
   });
 });

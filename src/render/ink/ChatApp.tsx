@@ -3,7 +3,7 @@ import { Box, Static, useApp, useStdin, useStdout } from 'ink';
 import { ExitCode, GatechatError } from '../../exit-codes.js';
 import type { ChatEvent } from '../../protocol/events.js';
 import type { Conversation, TurnOutcome } from '../../session/types.js';
-import { chatReducer, initialChat, type NoticeTone } from './chat-state.js';
+import { chatReducer, initialChat, pastTurnItems, type NoticeTone } from './chat-state.js';
 import { completeCommand, parseInput } from './commands.js';
 import { editInEditor } from './editor.js';
 import { INPUT_BOX_CHROME_COLUMNS, InputBox } from './InputBox.js';
@@ -62,7 +62,7 @@ export function ChatApp(props: ChatAppProps) {
   const { setRawMode, isRawModeSupported } = useStdin();
   const { columns, rows } = useTerminalSize();
   const [chat, dispatch, chatRef] = useSyncReducer(chatReducer, () =>
-    initialChat({ showReasoning: props.showReasoning, banner: banner(props) }),
+    initialChat({ showReasoning: props.showReasoning, banner: banner(props), history: pastTurnItems(conversation.turns) }),
   );
   const [input, dispatchInput, inputRef] = useSyncReducer(inputReducer, () => initialInput(history.entries));
   const [hint, setHint] = useState<string | null>(null);

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../protocol/events.js';
-import type { TurnOutcome, TurnStatus } from '../../session/types.js';
+import type { FinishedTurn, TurnOutcome, TurnStatus } from '../../session/types.js';
 import type { DeltaBatch } from './delta-batch.js';
 import { findLastSafeSplitPoint } from './markdown-split.js';
 
@@ -61,7 +61,7 @@ export type ChatAction =
   | { type: 'arm-exit'; armed: boolean }
   | { type: 'reset'; banner?: string };
 
-export function initialChat(options: { showReasoning: boolean; banner?: string; history?: StaticItem[] }): ChatState {
+export function initialChat(options: { showReasoning: boolean; banner?: string; history?: ReadonlyArray<NewItem> }): ChatState {
   const items: StaticItem[] = [];
   let nextId = 1;
   if (options.banner) items.push({ id: nextId++, kind: 'banner', text: options.banner });
@@ -69,7 +69,7 @@ export function initialChat(options: { showReasoning: boolean; banner?: string; 
   return { items, nextId, live: null, last: null, showReasoning: options.showReasoning, exitArmed: false, epoch: 0 };
 }
 
-type NewItem = StaticItem extends infer T ? (T extends StaticItem ? Omit<T, 'id'> : never) : never;
+export type NewItem = StaticItem extends infer T ? (T extends StaticItem ? Omit<T, 'id'> : never) : never;
 
 function push(state: ChatState, ...items: NewItem[]): ChatState {
   if (items.length === 0) return state;
@@ -143,6 +143,28 @@ function endTurn(state: ChatState, outcome: TurnOutcome, now: number, errorLine:
     model: outcome.result.model,
   };
   return push({ ...state, live: null, last }, ...out);
+}
+
+/** How many earlier turns a resumed chat prints; `gatechat history show` has them all. */
+export const PAST_TURNS_SHOWN = 20;
+
+/**
+ * A resumed chat (-c / --cid) prints the turns it continues, as they were shown when answered:
+ * prompt, answer, tool calls and a mark for an answer that did not complete. Reasoning is left out.
+ */
+export function pastTurnItems(turns: ReadonlyArray<FinishedTurn>, limit = PAST_TURNS_SHOWN): NewItem[] {
+  const items: NewItem[] = [];
+  const hidden = turns.length - limit;
+  if (hidden > 0) items.push({ kind: 'notice', tone: 'dim', text: `… ${hidden} earlier turn${hidden === 1 ? '' : 's'} (gatechat history show)` });
+  for (const turn of turns.slice(Math.max(0, hidden))) {
+    items.push({ kind: 'prompt', text: turn.prompt });
+    if (turn.result.text.trim()) items.push({ kind: 'answer', text: turn.result.text });
+    for (const call of turn.result.tool_calls) items.push({ kind: 'tool', call });
+    if (turn.status !== 'complete') {
+      items.push({ kind: 'notice', tone: turn.status === 'cancelled' ? 'warn' : 'error', text: `${turn.status === 'cancelled' ? '⊘' : '✗'} ${STATUS_NOTE[turn.status]}` });
+    }
+  }
+  return items;
 }
 
 export function chatReducer(state: ChatState, action: ChatAction): ChatState {

@@ -9,12 +9,15 @@ import { ExitCode } from '../../exit-codes.js';
 import { ChatApp } from './ChatApp.js';
 import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
+import { loadMarkdown } from './markdown-loader.js';
 import { sanitizeForTerminal } from '../terminal-text.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
   firstPrompt?: string;
   inputHistoryFile: string;
+  /** false: read the earlier prompts, write none of this chat's (--no-save). */
+  saveInputHistory: boolean;
   /** false for NO_COLOR or TERM=dumb */
   color: boolean;
   showReasoning: boolean;
@@ -31,7 +34,9 @@ const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incre
 export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
-  const history = openInputHistory(opts.inputHistoryFile);
+  const history = openInputHistory(opts.inputHistoryFile, { write: opts.saveInputHistory });
+  // A resumed chat prints its earlier answers at once: with Markdown, as they were first shown.
+  if (opts.conversation.turns.length > 0) await loadMarkdown();
   let code: number = ExitCode.ok;
   // Raw mode before the first frame: keys typed as soon as the prompt shows must not go through the
   // tty's line discipline (which turns Enter into LF and holds input until a newline).

@@ -11,7 +11,9 @@ export interface InputHistory {
   append(text: string): void;
 }
 
-export function openInputHistory(file: string, limit = HISTORY_LIMIT): InputHistory {
+export function openInputHistory(file: string, options: { limit?: number; write?: boolean } = {}): InputHistory {
+  const limit = options.limit ?? HISTORY_LIMIT;
+  const write = options.write ?? true;
   let lines: string[] = [];
   try {
     lines = readFileSync(file, 'utf8').split('\n');
@@ -29,7 +31,7 @@ export function openInputHistory(file: string, limit = HISTORY_LIMIT): InputHist
     }
   }
   const kept = entries.slice(-limit);
-  if (entries.length > limit * 2) {
+  if (write && entries.length > limit * 2) {
     try {
       const tmp = `${file}.${process.pid}.tmp`;
       writeFileSync(tmp, kept.map((e) => `${JSON.stringify(e)}\n`).join(''), { mode: 0o600 });
@@ -42,7 +44,7 @@ export function openInputHistory(file: string, limit = HISTORY_LIMIT): InputHist
   return {
     entries: kept,
     append(text: string) {
-      if (failed || !text.trim()) return;
+      if (!write || failed || !text.trim()) return;
       try {
         mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
         appendFileSync(file, `${JSON.stringify(text)}\n`, { mode: 0o600 });
