@@ -37,6 +37,10 @@ export interface ChatModeOptions {
   showReasoning: boolean;
   quiet: boolean;
   verbose: boolean;
+  /** -x: only the first fenced code block of the answer goes to stdout. */
+  extract: boolean;
+  /** --dry-run: print the request instead of sending it. */
+  dryRun: boolean;
   /** demo: ignore the user's config file and environment (their key is never sent to the demo). */
   isolated?: boolean;
 }
@@ -103,6 +107,8 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     showReasoning: raw.reasoning !== false,
     quiet: Boolean(raw.quiet),
     verbose: Boolean(raw.verbose),
+    extract: Boolean(raw.extract),
+    dryRun: Boolean(raw.dryRun),
   };
 }
 

@@ -182,6 +182,9 @@ function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Promise<n
 }
 
 async function runChat(options: ChatModeOptions, firstPrompt: string | undefined): Promise<number> {
+  // Both act on one answer printed to stdout; the chat has neither.
+  if (options.extract) throw new UsageError('--extract: only for a one-shot answer (give a prompt, or pipe stdout)');
+  if (options.dryRun) throw new UsageError('--dry-run: only for a one-shot request (give a prompt)');
   const { runInteractive } = await import('./interactive.js');
   return runInteractive(options, firstPrompt, io);
 }

@@ -4,6 +4,7 @@ import { checkAttachmentLimits, readAttachments } from '../session/attachments.j
 import type { TurnOutcome } from '../session/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { createPipeRenderer } from '../render/pipe.js';
+import { createExtractRenderer } from '../render/extract.js';
 import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
@@ -69,7 +70,10 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   io.stdout.on('error', onStdoutError);
   let outcome: TurnOutcome;
   try {
-    if (options.output === 'auto' && io.stdout.isTTY) {
+    if (options.output === 'auto' && options.extract) {
+      const renderer = createExtractRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
+      outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
+    } else if (options.output === 'auto' && io.stdout.isTTY) {
       const { renderOneShotTty } = await import('../render/ink/index.js');
       outcome = await renderOneShotTty({
         // The Ink view owns Ctrl-C in raw mode; signals from outside still abort through controller.
@@ -83,9 +87,9 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     } else {
       const renderer =
         options.output === 'json'
-          ? createJsonRenderer(io.stdout)
+          ? createJsonRenderer(io.stdout, { extract: options.extract })
           : options.output === 'jsonl'
-            ? createJsonlRenderer(io.stdout)
+            ? createJsonlRenderer(io.stdout, { extract: options.extract })
             : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
       outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
     }

@@ -36,6 +36,8 @@ export function addChatOptions(command: Command): Command {
     .option('--no-stdin', 'do not read piped stdin')
     .option('--json', 'print one JSON object when done')
     .option('--jsonl', 'print one JSON event per line while streaming')
+    .option('-x, --extract', 'print only the first fenced code block of the answer (the whole answer when there is none); the saved answer stays whole; with --json/--jsonl: an "extract" field')
+    .option('--dry-run', 'print the request that would be sent (method, URL, headers with secrets masked, body) as JSON and exit 0 without sending')
     .option('--no-reasoning', 'hide reasoning/thinking text (default: shown on stderr)')
     .option('-q, --quiet', 'no spinner or footer on a terminal');
   return addConnectionOptions(command);
@@ -70,6 +72,8 @@ export interface RawChatOptions {
   profile?: string;
   quiet?: boolean;
   verbose?: boolean;
+  extract?: boolean;
+  dryRun?: boolean;
 }
 
 export function createRootCommand(): Command {

@@ -3,29 +3,39 @@ import type { ChatEvent, ChatResult } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { writeWithBackpressure } from './output.js';
+import { extractAnswer } from './extract.js';
 import { HttpError } from '../transport/errors.js';
 
+export interface JsonOutputOptions {
+  /** `-x`: add `extract`, the first fenced code block (else the whole text); `text` stays whole. */
+  extract?: boolean;
+}
+
 /** The `--json` object: the result, plus what went wrong when something did. */
-export function resultObject(outcome: TurnOutcome): ChatResult & { status: string; error?: { message: string; exit_code: number } } {
+export function resultObject(
+  outcome: TurnOutcome,
+  options: JsonOutputOptions = {},
+): ChatResult & { status: string; extract?: string; error?: { message: string; exit_code: number } } {
   return {
     ...outcome.result,
+    ...(options.extract ? { extract: extractAnswer(outcome.result.text) } : {}),
     status: outcome.status,
     ...(outcome.error ? { error: { message: outcome.error.message, exit_code: outcome.error.exitCode } } : {}),
   };
 }
 
 /** `--json`: nothing until the end, then one object (SPEC §4). */
-export function createJsonRenderer(stdout: Writable): OneShotRenderer {
+export function createJsonRenderer(stdout: Writable, options: JsonOutputOptions = {}): OneShotRenderer {
   return {
     event() {},
     async end(outcome) {
-      await writeWithBackpressure(stdout, `${JSON.stringify(resultObject(outcome))}\n`);
+      await writeWithBackpressure(stdout, `${JSON.stringify(resultObject(outcome, options))}\n`);
     },
   };
 }
 
 /** `--jsonl`: one event per line while streaming, the `--json` object last as `done`. */
-export function createJsonlRenderer(stdout: Writable): OneShotRenderer {
+export function createJsonlRenderer(stdout: Writable, options: JsonOutputOptions = {}): OneShotRenderer {
   let streamErrorSeen = false;
   let usageSeen = false;
   const line = (value: unknown) => writeWithBackpressure(stdout, `${JSON.stringify(value)}\n`);
@@ -67,7 +77,7 @@ export function createJsonlRenderer(stdout: Writable): OneShotRenderer {
         const code = error instanceof HttpError ? (error.code ?? null) : null;
         await line({ type: 'error', code, message: error.message, status });
       }
-      await line({ type: 'done', ...resultObject(outcome) });
+      await line({ type: 'done', ...resultObject(outcome, options) });
     },
   };
 }
