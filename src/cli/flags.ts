@@ -17,7 +17,7 @@ import {
   parseSeconds,
   parseTemperature,
 } from '../config/keys.js';
-import type { RawChatOptions } from './program.js';
+import type { RawBatchOptions, RawChatOptions } from './program.js';
 import type { SettingsFlags } from '../config/settings.js';
 
 /** Flags after validation: only what the user actually passed is set (so config can fill the rest). */
@@ -145,4 +145,27 @@ export function readToolsFile(path: string): ToolDefinition[] {
     }
   });
   return value as ToolDefinition[];
+}
+
+/** `batch`: the chat options that make sense per line, then output and concurrency. */
+export function validateBatchOptions(input: string, raw: RawChatOptions & RawBatchOptions, command: Command): BatchOptions {
+  const chat = validateChatOptions(raw, command);
+  let concurrency = DEFAULT_BATCH_CONCURRENCY;
+  if (raw.concurrency !== undefined) concurrency = parsePositiveInt(raw.concurrency, '--concurrency');
+  if (concurrency > MAX_BATCH_CONCURRENCY) throw new UsageError(`--concurrency: at most ${MAX_BATCH_CONCURRENCY}, got ${concurrency}`);
+  if (raw.output !== undefined && !raw.output.trim()) throw new UsageError('--output: expected a file name');
+  if (!input.trim()) throw new UsageError('batch: expected a JSONL file or - for stdin');
+  return { input, output: raw.output, concurrency, chat };
+}
+
+export const DEFAULT_BATCH_CONCURRENCY = 4;
+/** More than this is a typo, not a plan: a gateway would refuse most of it anyway. */
+export const MAX_BATCH_CONCURRENCY = 256;
+
+export interface BatchOptions {
+  /** A path, or `-` for stdin. */
+  input: string;
+  output?: string;
+  concurrency: number;
+  chat: ChatModeOptions;
 }

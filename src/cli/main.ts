@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import { addChatOptions, addConnectionOptions, createRootCommand, type RawChatOptions } from './program.js';
-import { validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
+import { addBatchOptions, addChatOptions, addConnectionOptions, createRootCommand, type RawBatchOptions, type RawChatOptions } from './program.js';
+import { validateBatchOptions, validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
 import { allCommands, carryLeadingOptions, formatParseError, splitTrailingPrompt } from './command-line.js';
 import { KEY_NAMES } from '../config/keys.js';
@@ -165,6 +165,20 @@ function buildProgram(): Command {
       verbose = options.verbose;
       const { runDemo } = await import('./commands/demo.js');
       return runDemo(options, prompt, io, runChatOrOneShot);
+    }),
+  );
+
+  addBatchOptions(
+    program
+      .command('batch')
+      .description('many prompts from a JSONL file (or - for stdin), concurrent, rate-limit aware, resumable with --output')
+      .argument('<file>', 'JSONL: one prompt per line, a JSON string or {"id","prompt","system","model","temperature","max_tokens"}; - for stdin'),
+  ).action((input: string, raw: RawChatOptions & RawBatchOptions, command: Command) =>
+    run(async () => {
+      const options = validateBatchOptions(input, raw, command);
+      verbose = options.chat.verbose;
+      const { runBatchCommand } = await import('./commands/batch.js');
+      return runBatchCommand(options, io);
     }),
   );
 

@@ -43,6 +43,28 @@ export function addChatOptions(command: Command): Command {
   return addConnectionOptions(command);
 }
 
+/** `batch`: the one-shot request options as defaults for every line, plus where and how fast. */
+export function addBatchOptions(command: Command): Command {
+  command
+    .option('--output <file>', 'append one JSON line per input line here (default: stdout); rerun with the same file to resume')
+    .option('--concurrency <n>', 'lines in flight at once, lowered while the gateway rate-limits (default: 4)')
+    .option('-m, --model <id>', 'model for lines without "model" (config: model)')
+    .option('-t, --temperature <n>', 'temperature for lines without "temperature" (default: not sent)')
+    .option('--max-tokens <n>', 'maximum output tokens for lines without "max_tokens"')
+    .option('-s, --system <text>', 'system prompt for lines without "system"')
+    .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
+    .option('--stream', 'stream each answer over SSE (default: on)')
+    .option('--no-stream', 'ask for single JSON responses instead of streams')
+    .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form')
+    .option('--save', 'record each line as a saved conversation (default: not saved in batch)');
+  return addConnectionOptions(command);
+}
+
+export interface RawBatchOptions {
+  output?: string;
+  concurrency?: string;
+}
+
 /** Raw commander values; validated by flags.ts, never trusted as parsed. */
 export interface RawChatOptions {
   model?: string;

@@ -56,6 +56,7 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
     case 'no-done':
     case 'keepalive':
     case 'flaky':
+    case 'busy':
     case 'fail':
     case 'html-502':
       return { reasoning: noTokens, text: tokensOf(tokenize(lastUserText(body))) };

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAnswer, randomId, WORDS_BEFORE_ERROR } from './answer.js';
 import { sendReply, writeBody, writePartialBody, writeStream } from './engine.js';
-import { errorReply, failureFor, type FlakyCounters } from './faults.js';
+import { BUSY_HOLD_MS, errorReply, failureFor, type FlakyCounters } from './faults.js';
 import { parseModel, type ModelSpec } from './models.js';
 import { jsonWithText, tokensOf } from './text.js';
 import type { Answer, Api, ResponseContext, StreamShape } from './types.js';
@@ -16,6 +16,8 @@ export interface CompletionRequest {
   req: IncomingMessage;
   res: ServerResponse;
   flaky: FlakyCounters;
+  /** Completion requests being answered right now, this one included (busy-K). */
+  inFlight: number;
   /** Aborted when the response closes (client gone, or close()). */
   signal: AbortSignal;
   headers: Record<string, string>;
@@ -78,7 +80,15 @@ export async function handleCompletion(r: CompletionRequest): Promise<void> {
     return sendReply(res, errorReply(api, checked.status, checked.message, { param: checked.param, code: checked.code, headers: r.headers }));
   }
   const { spec, limit } = checked;
-  const failure = failureFor(api, spec, body, r.flaky);
+  // Decided on arrival (busy-K counts the requests in flight now), answered after the hold.
+  const failure = failureFor(api, spec, body, r.flaky, r.inFlight);
+  if (spec.behaviour.kind === 'busy') {
+    try {
+      await sleep(BUSY_HOLD_MS, undefined, { signal: r.signal });
+    } catch {
+      return; // client gone or gateway closing
+    }
+  }
   if (failure) return sendReply(res, { ...failure, headers: { ...failure.headers, ...r.headers } });
   const built = buildAnswer(api, spec.behaviour, body, limit);
   if (!built.ok) return sendReply(res, errorReply(api, 400, built.message, { param: built.param, headers: r.headers }));

@@ -67,6 +67,14 @@ export const HTML_502_PAGE =
 /** flaky-K: failures already served per exact model name; reset with the request log. */
 export type FlakyCounters = Map<string, number>;
 
+/**
+ * busy-K: how long the refusal asks clients to wait, and how long every request is held before its
+ * answer or its 429 (as an upstream takes a moment to refuse), so that a client that does not back
+ * off shows up in the gateway's in-flight count.
+ */
+export const BUSY_RETRY_AFTER_MS = 200;
+export const BUSY_HOLD_MS = 100;
+
 export const UNSUPPORTED_MAX_TOKENS_MESSAGE =
   "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
 
@@ -76,9 +84,15 @@ export const MAX_TOKENS_REQUIRED_MESSAGE = 'anthropic error: max_tokens: Field r
  * The reply for a model that fails before answering, or null when it answers. Runs after the
  * request was validated, as a real gateway's upstream would.
  */
-export function failureFor(api: Api, spec: ModelSpec, body: Record<string, unknown>, flaky: FlakyCounters): ErrorReply | null {
+export function failureFor(api: Api, spec: ModelSpec, body: Record<string, unknown>, flaky: FlakyCounters, inFlight: number): ErrorReply | null {
   const b = spec.behaviour;
   switch (b.kind) {
+    case 'busy':
+      // A gateway's concurrency limit: this request counts itself among those in flight.
+      if (inFlight <= b.limit) return null;
+      return errorReply(api, 429, `gatechat dev gateway: simulated 429: more than ${b.limit} requests in flight (model ${spec.name})`, {
+        headers: { 'retry-after-ms': String(BUSY_RETRY_AFTER_MS) },
+      });
     case 'fail': {
       const headers: Record<string, string> = {};
       if (b.retryAfter !== null) headers['retry-after'] = b.retryAfter;

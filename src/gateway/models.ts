@@ -22,7 +22,8 @@ export type Behaviour =
   | { kind: 'error-event' }
   | { kind: 'error-chunk' }
   | { kind: 'keepalive'; seconds: number }
-  | { kind: 'flaky'; failures: number };
+  | { kind: 'flaky'; failures: number }
+  | { kind: 'busy'; limit: number };
 
 export interface ModelSpec {
   /** The name exactly as requested (flaky counters and the response `model` use it). */
@@ -90,6 +91,10 @@ function parseBase(name: string): Behaviour | null {
     const failures = int(m[1], 1_000_000);
     return failures === null ? null : { kind: 'flaky', failures };
   }
+  if ((m = name.match(/^busy-(\d+)$/))) {
+    const limit = int(m[1], 1_000_000);
+    return limit === null || limit < 1 ? null : { kind: 'busy', limit };
+  }
   if ((m = name.match(/^fail-429-ms-(\d+)$/))) {
     const ms = int(m[1], 86_400_000);
     return ms === null ? null : { kind: 'fail', status: 429, retryAfter: null, retryAfterMs: String(ms), noRetry: false };
@@ -142,5 +147,6 @@ export const LISTED_MODELS: readonly string[] = [
   'error-chunk',
   'keepalive-only-3',
   'flaky-2',
+  'busy-4',
   'echo+gzip',
 ];

@@ -9,17 +9,18 @@ import { handleCompletion } from './completion.js';
 import { sendReply } from './engine.js';
 import { errorReply, type ErrorReply, type FlakyCounters } from './faults.js';
 import { LISTED_MODELS } from './models.js';
-import type { Api, GatewayOptions, RecordedRequest, RunningGateway } from './types.js';
+import type { Api, GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
 
-export type { GatewayOptions, RecordedRequest, RunningGateway } from './types.js';
+export type { GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
 
 // Real requests are at most a few MiB (the client caps stdin at 8 MiB); beyond this is a bug.
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 // A fixed date keeps GET /v1/models byte-identical between runs.
 const MODELS_CREATED = 1_735_689_600;
 const CONTROL_PATH = '/__gatechat/requests';
+const STATS_PATH = '/__gatechat/stats';
 
-type Route = { kind: 'completion'; api: Api } | { kind: 'models' } | { kind: 'control' } | { kind: 'unknown' };
+type Route = { kind: 'completion'; api: Api } | { kind: 'models' } | { kind: 'control' } | { kind: 'stats' } | { kind: 'unknown' };
 
 function routeOf(path: string): Route {
   switch (path) {
@@ -31,6 +32,8 @@ function routeOf(path: string): Route {
       return { kind: 'models' };
     case CONTROL_PATH:
       return { kind: 'control' };
+    case STATS_PATH:
+      return { kind: 'stats' };
     default:
       return { kind: 'unknown' };
   }
@@ -85,6 +88,10 @@ function json(status: number, value: unknown, headers: Record<string, string> = 
 export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
   const requests: RecordedRequest[] = [];
   const flaky: FlakyCounters = new Map();
+  // Completion requests being answered, and the most at once since the last reset (batch tests
+  // check that a client backs off: the gateway's own count is the ground truth).
+  const load = { inFlight: 0, peak: 0 };
+  const stats = (): GatewayStats => ({ in_flight: load.inFlight, peak_in_flight: load.peak, requests: requests.length });
 
   async function handle(req: IncomingMessage, res: ServerResponse, route: Route, path: string, meta: { model: string | null }): Promise<void> {
     const method = req.method ?? 'GET';
@@ -96,8 +103,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
         const deleted = requests.length;
         requests.length = 0;
         flaky.clear();
+        load.peak = load.inFlight;
         sendReply(res, json(200, { deleted }));
       } else sendReply(res, json(405, { error: { message: `${method} ${path} is not supported`, type: 'invalid_request_error', param: null, code: null } }));
+      return;
+    }
+    if (route.kind === 'stats') {
+      sendReply(res, method === 'GET' ? json(200, stats()) : json(405, { error: { message: `${method} ${path} is not supported; use GET`, type: 'invalid_request_error', param: null, code: null } }));
       return;
     }
     const api: Api = route.kind === 'completion' ? route.api : 'chat';
@@ -115,7 +127,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     }
     const model = body && typeof body === 'object' && typeof (body as Record<string, unknown>).model === 'string' ? ((body as Record<string, unknown>).model as string) : null;
     meta.model = model;
-    requests.push({ method, path, headers: { ...req.headers }, body, model });
+    const inFlight = route.kind === 'completion' ? enter(res) : undefined;
+    requests.push({ method, path, headers: { ...req.headers }, body, model, ...(inFlight !== undefined ? { in_flight: inFlight } : {}) });
 
     const reply = (r: ErrorReply) => sendReply(res, { ...r, headers: { ...r.headers, ...idHeaders } });
     if (route.kind === 'unknown') {
@@ -146,7 +159,15 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     }
     const controller = new AbortController();
     res.once('close', () => controller.abort());
-    await handleCompletion({ api, body: body as Record<string, unknown>, req, res, flaky, signal: controller.signal, headers: idHeaders });
+    await handleCompletion({ api, body: body as Record<string, unknown>, req, res, flaky, inFlight: load.inFlight, signal: controller.signal, headers: idHeaders });
+  }
+
+  /** Counts a completion request in flight until its response closes; returns the count with it. */
+  function enter(res: ServerResponse): number {
+    load.inFlight++;
+    load.peak = Math.max(load.peak, load.inFlight);
+    res.once('close', () => load.inFlight--);
+    return load.inFlight;
   }
 
   const server = createServer((req, res) => {
@@ -155,7 +176,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const route = routeOf(path);
     const meta = { model: null as string | null };
     res.once('close', () => {
-      if (route.kind === 'control') return;
+      if (route.kind === 'control' || route.kind === 'stats') return;
       // Never the key: method, path, model, status and time only.
       opts.log?.(`${req.method} ${path} ${meta.model ?? '-'} ${res.statusCode}${res.writableFinished ? '' : ' (closed early)'} ${Date.now() - started}ms`);
     });
@@ -179,6 +200,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     url: `http://${host}:${address.port}`,
     port: address.port,
     requests,
+    stats,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

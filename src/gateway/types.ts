@@ -8,6 +8,17 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   model: string | null;
+  /** Completion requests only: how many were in flight when this one arrived, itself included. */
+  in_flight?: number;
+}
+
+/** GET /__gatechat/stats. */
+export interface GatewayStats {
+  in_flight: number;
+  /** The most completion requests in flight at once since start or the last DELETE /__gatechat/requests. */
+  peak_in_flight: number;
+  /** Entries in the request log. */
+  requests: number;
 }
 
 export interface GatewayOptions {
@@ -27,6 +38,8 @@ export interface RunningGateway {
   port: number;
   /** Every /v1 request in arrival order (reset by DELETE /__gatechat/requests). */
   requests: RecordedRequest[];
+  /** In-flight counts, as GET /__gatechat/stats reports them. */
+  stats(): GatewayStats;
   /** Stops listening and ends every open response, stalled ones included. */
   close(): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { isLoopbackHost } from './base-url.js';
 import { RequestAbortedError, bodyChunks, errorCode, isAbortError, readText } from './body.js';
 import { NetworkError, httpErrorFrom, requestIdFrom, seconds } from './errors.js';
 import { buildHeaders, credentialHeaderNames, redactHeaders, redactSecrets, secretsOf } from './headers.js';
-import { retryDelayMs, shouldRetry } from './retry.js';
+import { requestedWaitMs, retryDelayMs, shouldRetry } from './retry.js';
 
 export { isAbortError, RequestAbortedError };
 
@@ -27,6 +27,40 @@ export interface Connection {
    * them; null never uses a proxy (the in-process demo gateway). NO_PROXY applies unless null.
    */
   proxy?: string | null;
+  /** Many requests on one keep-alive pool (batch); without it each request has its own connection. */
+  pool?: ConnectionPool;
+  /** Paces every attempt, retries included, across concurrent requests (batch's rate limiter). */
+  gate?: AttemptGate;
+}
+
+/** How an attempt ended, as far as pacing cares: a 429 or a Retry-After asks everyone to slow down. */
+export type AttemptEnd = { kind: 'ok' } | { kind: 'failed' } | { kind: 'rate_limited'; waitMs: number | null };
+
+export interface AttemptGate {
+  /** Resolves when an attempt may be sent; rejects with an abort error when `signal` aborts. */
+  enter(signal?: AbortSignal): Promise<AttemptPermit>;
+}
+
+export interface AttemptPermit {
+  /** Called exactly once, when the attempt's response is over (for an answer: its whole body). */
+  leave(end: AttemptEnd): void;
+}
+
+/**
+ * One keep-alive connection pool shared by many requests, so a batch of thousands does not pay for
+ * a new connection per prompt. Its timeouts are the connection's; close() when done.
+ */
+export class ConnectionPool {
+  /** Direct and proxied dispatchers, as a single request has them, kept for every request. */
+  readonly dispatchers: Dispatchers;
+
+  constructor(conn: Connection) {
+    this.dispatchers = new Dispatchers(conn, conn.timeouts.headersMs);
+  }
+
+  close(): void {
+    this.dispatchers.destroy();
+  }
 }
 
 export interface RetryInfo {
@@ -195,7 +229,9 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
     const started = Date.now();
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(url, { dispatcher: route.dispatcher, method, headers, body, signal });
+      // On a shared pool the dispatcher's headers timeout is the streaming one; --no-stream waits longer.
+      const headersTimeout = conn.pool ? headersTimeoutMs(conn, req.wholeAnswer === true) : undefined;
+      res = await request(url, { dispatcher: route.dispatcher, method, headers, body, signal, ...(headersTimeout !== undefined ? { headersTimeout } : {}) });
     } catch (error) {
       if (signal?.aborted) throw new RequestAbortedError();
       // A refused CONNECT surfaces as undici's RequestAbortedError: it is the proxy's answer, not ours.
@@ -253,9 +289,10 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   if (signal?.aborted) throw new RequestAbortedError();
   const secrets = secretsOf(conn);
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
-  // Dedicated dispatchers: per-connection timeouts, and destroying them lets the process exit at once.
-  const dispatchers = new Dispatchers(conn, headersTimeoutMs(conn, req.wholeAnswer === true));
-  let agentClosed = false;
+  // Dedicated dispatchers unless the caller shares a pool: per-connection timeouts, and destroying
+  // them lets the process exit at once.
+  const dispatchers = conn.pool?.dispatchers ?? new Dispatchers(conn, headersTimeoutMs(conn, req.wholeAnswer === true));
+  let agentClosed = conn.pool !== undefined;
   const closeAgent = (): void => {
     if (agentClosed) return;
     agentClosed = true;
@@ -268,24 +305,37 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   let handedOver = false;
   try {
     for (let retriesDone = 0; ; ) {
-      const result = await attempt(req, dispatchers, payload, secrets);
+      let permit = await enterGate(conn.gate, signal);
+      let end: AttemptEnd = { kind: 'failed' };
       let status: number | undefined;
       let resHeaders: Record<string, string> | undefined;
       let bodyText = '';
-      if (result.kind === 'response') {
-        if (result.status >= 200 && result.status < 300) {
-          handedOver = true;
-          return answer(result, conn, signal, closeAgent);
+      let result: Attempt;
+      try {
+        result = await attempt(req, dispatchers, payload, secrets);
+        if (result.kind === 'response') {
+          if (result.status >= 200 && result.status < 300) {
+            handedOver = true;
+            const leave = permit;
+            permit = null;
+            return answer(result, conn, signal, () => {
+              leave?.leave({ kind: 'ok' });
+              closeAgent();
+            });
+          }
+          status = result.status;
+          resHeaders = result.headers;
+          end = rateLimitEnd(status, resHeaders) ?? end;
+          const ctx = { idleMs: conn.timeouts.idleMs, signal, onDone: () => undefined };
+          bodyText = await readText(bodyChunks(result.raw, resHeaders['content-encoding'], ctx), MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
+            if (isAbortError(error)) throw error;
+            return ''; // the status alone still says what happened
+          });
+          // The error line holds the gateway's message in short; -v shows everything it said.
+          if (log && bodyText !== '') log(`< body: ${redactSecrets(bodyText, secrets)}`);
         }
-        status = result.status;
-        resHeaders = result.headers;
-        const ctx = { idleMs: conn.timeouts.idleMs, signal, onDone: () => undefined };
-        bodyText = await readText(bodyChunks(result.raw, resHeaders['content-encoding'], ctx), MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
-          if (isAbortError(error)) throw error;
-          return ''; // the status alone still says what happened
-        });
-        // The error line holds the gateway's message in short; -v shows everything it said.
-        if (log && bodyText !== '') log(`< body: ${redactSecrets(bodyText, secrets)}`);
+      } finally {
+        permit?.leave(end);
       }
       const finalError = (extra?: string): Error =>
         result.kind === 'network' ? result.error : httpErrorFrom(status!, resHeaders!, bodyText, secrets, extra);
@@ -310,6 +360,23 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   } finally {
     if (!handedOver) closeAgent();
   }
+}
+
+async function enterGate(gate: AttemptGate | undefined, signal: AbortSignal | undefined): Promise<AttemptPermit | null> {
+  if (!gate) return null;
+  try {
+    return await gate.enter(signal);
+  } catch (error) {
+    if (signal?.aborted || isAbortError(error)) throw new RequestAbortedError();
+    throw error;
+  }
+}
+
+/** A 429, or any refusal that names a wait, is the gateway asking every request to slow down. */
+function rateLimitEnd(status: number, headers: Record<string, string>): AttemptEnd | null {
+  const waitMs = requestedWaitMs(headers);
+  if (status !== 429 && waitMs === null) return null;
+  return { kind: 'rate_limited', waitMs };
 }
 
 function answer(

@@ -32,7 +32,7 @@ export function shouldRetry(candidate: RetryCandidate): boolean {
 }
 
 /** The wait the gateway asked for, in ms; null when it asked for nothing usable. */
-function requestedWaitMs(headers: Record<string, string> | undefined, now: number): number | null {
+export function requestedWaitMs(headers: Record<string, string> | undefined, now: number = Date.now()): number | null {
   const ms = header(headers, 'retry-after-ms');
   if (ms !== undefined && ms.trim() !== '') {
     const value = Number(ms);

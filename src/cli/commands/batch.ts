@@ -1,0 +1,166 @@
+import { setMaxListeners } from 'node:events';
+import { createReadStream, statSync } from 'node:fs';
+import { ExitCode, UsageError, type ExitCodeValue } from '../../exit-codes.js';
+import { openConfigStore } from '../../config/store.js';
+import { resolveSettings, type Settings } from '../../config/settings.js';
+import type { ConfigFile } from '../../config/keys.js';
+import { checkBatchInput, parseBatchLines, readLines, type BatchItem } from '../../session/batch-input.js';
+import { readResumeState, type ResumeState } from '../../session/batch-resume.js';
+import { runBatch } from '../../session/batch.js';
+import { RateLimiter } from '../../session/rate-limiter.js';
+import { openConversation } from '../../session/conversation.js';
+import { ConversationStore } from '../../session/conversation-store.js';
+import { dataDir } from '../../session/paths.js';
+import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
+import { createBatchProgress, fileSink, streamSink } from '../../render/batch.js';
+import { connectionFrom, type Io } from '../context.js';
+import type { BatchOptions } from '../flags.js';
+
+
+/** A regular file can be read twice (check, then send); a pipe or stdin is read once. */
+function inputKind(input: string): 'stdin' | 'file' | 'stream' {
+  if (input === '-') return 'stdin';
+  let stat;
+  try {
+    stat = statSync(input);
+  } catch (error) {
+    throw new UsageError(`batch: cannot read ${input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (stat.isDirectory()) throw new UsageError(`batch: ${input} is a directory; expected a JSONL file or - for stdin`);
+  return stat.isFile() ? 'file' : 'stream';
+}
+
+function openInput(input: string, io: Io): AsyncIterable<Buffer | string> {
+  return input === '-' ? io.stdin : createReadStream(input);
+}
+
+/** `gatechat batch <file|->` (SPEC §13). Returns the exit code. */
+export async function runBatchCommand(options: BatchOptions, io: Io): Promise<number> {
+  const { chat } = options;
+  const file: ConfigFile = chat.isolated ? {} : await openConfigStore().snapshot();
+  const env = chat.isolated ? {} : process.env;
+  // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
+  const base = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
+  if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
+  const problemOf = (item: BatchItem): string | null =>
+    (!base.model && item.model === undefined ? 'no "model" in the line and no default model (pass -m or: gatechat config set model <id>)' : null) ??
+    unsupportedLineField(item);
+
+  const kind = inputKind(options.input);
+  if (kind === 'stdin' && io.stdin.isTTY) throw new UsageError('batch -: stdin is a terminal; pipe JSONL into it or pass a file');
+  let total: number | null = null;
+  if (kind === 'file') {
+    // Every line checked before anything is sent, streaming: the file is read twice, never held.
+    const check = await checkBatchInput(readLines(openInput(options.input, io)), problemOf);
+    if (check.first) {
+      const more = check.invalid > 1 ? ` (and ${check.invalid - 1} more malformed line${check.invalid > 2 ? 's' : ''})` : '';
+      throw new UsageError(`batch: ${options.input} line ${check.first.line}: ${check.first.message}${more}; nothing was sent`);
+    }
+    total = check.items;
+  }
+
+  const resume: ResumeState = options.output
+    ? await readResumeState(options.output)
+    : { complete: new Set(), endsMidLine: false, unreadable: 0 };
+  const sink = options.output ? fileSink(options.output, resume.endsMidLine) : streamSink(io.stdout);
+
+  const limiter = new RateLimiter(options.concurrency);
+  const conn = connectionFrom({ ...base, baseUrl: base.baseUrl });
+  const pool = new ConnectionPool(conn);
+  conn.pool = pool;
+  conn.gate = limiter;
+
+  const live = Boolean(io.stderr.isTTY) && process.env.TERM !== 'dumb';
+  const progress = createBatchProgress(io.stderr, { live, total });
+  const warn = (line: string) => progress.log(`gatechat: ${line}`);
+  const httpWarning = plainHttpWarning(conn);
+  if (httpWarning) warn(httpWarning);
+  const store = base.save ? new ConversationStore(dataDir()) : null;
+
+  const controller = new AbortController();
+  // Every line in flight listens to it (request, limiter queue): many listeners are expected.
+  setMaxListeners(0, controller.signal);
+  let interrupted: ExitCodeValue | null = null;
+  const onSignal = (code: ExitCodeValue) => () => {
+    interrupted ??= code;
+    controller.abort();
+  };
+  const onInt = onSignal(ExitCode.interrupted);
+  const onTerm = onSignal(ExitCode.terminated);
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  // A reader of stdout that goes away (| head) ends the batch like Ctrl-C, quietly.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    controller.abort();
+  };
+  io.stdout.on('error', onStdoutError);
+
+  const settingsFor = (item: BatchItem): Settings =>
+    resolveSettings({
+      flags: {
+        save: false,
+        ...chat.flags,
+        ...(item.model !== undefined ? { model: item.model } : {}),
+        ...(item.temperature !== undefined ? { temperature: item.temperature } : {}),
+        ...(item.maxTokens !== undefined ? { maxTokens: item.maxTokens } : {}),
+      },
+      env,
+      file,
+    });
+
+  try {
+    const summary = await runBatch({
+      lines: parseBatchLines(readLines(openInput(options.input, io))),
+      skip: resume.complete,
+      concurrency: options.concurrency,
+      precheck: problemOf,
+      send(item, signal) {
+        const settings = settingsFor(item);
+        const conversation = openConversation({
+          conn,
+          settings: {
+            model: settings.model!,
+            api: settings.api,
+            temperature: settings.temperature,
+            system: item.system ?? chat.flags.system,
+            stream: settings.stream,
+            maxTokens: settings.maxTokens,
+          },
+          maxTokensField: settings.maxTokensField,
+          tools: chat.tools,
+          store,
+          record: base.save,
+          log: chat.verbose ? (line) => progress.log(`gatechat: [${String(item.id)}] ${line}`) : undefined,
+          warn: (line) => warn(`[${String(item.id)}] ${line}`),
+          onRetry: chat.verbose
+            ? ({ attempt, delayMs, reason }) => warn(`[${String(item.id)}] ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`)
+            : undefined,
+        });
+        return conversation.send(item.prompt, signal);
+      },
+      write: (record) => sink.write(record),
+      signal: controller.signal,
+      interruptedCode: () => interrupted ?? ExitCode.interrupted,
+      onProgress: (counts) => progress.update(counts),
+    });
+    progress.finish(summary);
+    // The reader went away: as with a one-shot answer, that is the reader's choice, not a failure.
+    if (interrupted === null && controller.signal.aborted) return ExitCode.ok;
+    return summary.exitCode;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    io.stdout.off('error', onStdoutError);
+    sink.close();
+    pool.close();
+  }
+}
+
+/** Until attachments, --schema and -o exist in this build, a line asking for them is refused, not half-served. */
+function unsupportedLineField(item: BatchItem): string | null {
+  if (item.attach !== undefined) return '"attach" is not supported yet by this version of gatechat';
+  if (item.schema !== undefined) return '"schema" is not supported yet by this version of gatechat';
+  if (item.options !== undefined) return '"options" is not supported yet by this version of gatechat';
+  return null;
+}

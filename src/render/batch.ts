@@ -1,0 +1,115 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { BatchCounts, BatchRecord, BatchSummary } from '../session/batch.js';
+import { resultObject } from './json.js';
+import { writeWithBackpressure } from './output.js';
+
+/** One output line (SPEC §13): the `--json` object of the line's answer plus its id and status. */
+export function batchLine(record: BatchRecord): string {
+  if (record.kind === 'invalid') {
+    return `${JSON.stringify({ id: record.id, status: 'invalid', error: { message: `line ${record.line}: ${record.message}`, exit_code: 2 } })}\n`;
+  }
+  return `${JSON.stringify({ id: record.item.id, ...resultObject(record.outcome) })}\n`;
+}
+
+export interface BatchSink {
+  write(record: BatchRecord): Promise<void>;
+  close(): void;
+}
+
+/**
+ * `--output`: appended, never rewritten; each line is one write() of the whole line, so a crash
+ * leaves at most a torn last line, which the next run ignores after starting a fresh line.
+ */
+export function fileSink(path: string, endsMidLine: boolean): BatchSink {
+  const fd = openSync(path, 'a', 0o644);
+  if (endsMidLine) writeSync(fd, '\n');
+  return {
+    async write(record) {
+      writeSync(fd, batchLine(record));
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
+}
+
+/** stdout: a slow reader holds the batch back instead of filling memory. */
+export function streamSink(stream: Writable): BatchSink {
+  return {
+    write: (record) => writeWithBackpressure(stream, batchLine(record)),
+    close() {},
+  };
+}
+
+const REDRAW_MS = 250;
+
+export interface BatchProgress {
+  update(counts: Readonly<BatchCounts>): void;
+  /** A warning while the progress line is shown: printed above it. */
+  log(line: string): void;
+  /** Clears the progress line and prints the one-line summary (always, TTY or not). */
+  finish(summary: BatchSummary): void;
+}
+
+/**
+ * The progress line on a TTY stderr (done/total, failed, rate, ETA), redrawn in place at most
+ * four times a second; nothing on a pipe or a dumb terminal, where a summary line is all there is.
+ */
+export function createBatchProgress(stderr: NodeJS.WriteStream, options: { live: boolean; total: number | null }): BatchProgress {
+  const started = Date.now();
+  let counts: Readonly<BatchCounts> = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0 };
+  let shown = false;
+  const draw = (): void => {
+    stderr.write(`\r\x1b[K${progressText(counts, options.total, Date.now() - started)}`);
+    shown = true;
+  };
+  const timer = options.live ? setInterval(draw, REDRAW_MS) : null;
+  timer?.unref();
+  const clear = (): void => {
+    if (shown) stderr.write('\r\x1b[K');
+    shown = false;
+  };
+  return {
+    update(next) {
+      counts = next;
+      if (options.live && !shown) draw();
+    },
+    log(line) {
+      clear();
+      stderr.write(`${line}\n`);
+    },
+    finish(summary) {
+      if (timer) clearInterval(timer);
+      clear();
+      stderr.write(`${summaryText(summary)}\n`);
+    },
+  };
+}
+
+export function progressText(counts: Readonly<BatchCounts>, total: number | null, elapsedMs: number): string {
+  const finished = counts.done + counts.invalid;
+  const rate = elapsedMs > 0 ? (counts.done * 1000) / elapsedMs : 0;
+  const parts = [total === null ? `batch: ${finished} done` : `batch: ${finished + counts.skipped}/${total}`];
+  if (counts.failed) parts.push(`${counts.failed} failed`);
+  if (counts.invalid) parts.push(`${counts.invalid} invalid`);
+  parts.push(`${rate.toFixed(1)}/s`);
+  if (total !== null && rate > 0) parts.push(`ETA ${duration(((total - finished - counts.skipped) / rate) * 1000)}`);
+  return parts.join(' · ');
+}
+
+export function summaryText(summary: BatchSummary): string {
+  const parts = [`${summary.complete} complete`];
+  if (summary.failed) parts.push(`${summary.failed} failed`);
+  if (summary.cancelled) parts.push(`${summary.cancelled} cancelled`);
+  if (summary.invalid) parts.push(`${summary.invalid} invalid`);
+  if (summary.skipped) parts.push(`${summary.skipped} skipped (complete in an earlier run)`);
+  const seconds = summary.elapsedMs / 1000;
+  const rate = seconds > 0 ? summary.done / seconds : 0;
+  return `gatechat: batch: ${parts.join(', ')} in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s); exit ${summary.exitCode}`;
+}
+
+function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}

@@ -1,0 +1,237 @@
+import { StringDecoder } from 'node:string_decoder';
+import { UsageError } from '../exit-codes.js';
+import { parseModel } from '../config/keys.js';
+
+/** One prompt of a batch, validated (SPEC §13). `id` is the input's, else the line number. */
+export interface BatchItem {
+  line: number;
+  id: string | number;
+  prompt: string;
+  system?: string;
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  attach?: string[];
+  schema?: unknown;
+  options?: Record<string, unknown>;
+}
+
+export type ParsedLine =
+  | { kind: 'item'; item: BatchItem }
+  | { kind: 'blank'; line: number }
+  | { kind: 'invalid'; line: number; id: string | number; message: string };
+
+export interface RawLine {
+  /** 1-based, counting every physical line (blank ones too), as an editor shows it. */
+  number: number;
+  text: string;
+  /** The line was longer than the cap; `text` is empty. */
+  tooLong: boolean;
+}
+
+/** A prompt may be as large as piped stdin may (SPEC §1); a longer line is malformed, not buffered. */
+export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Lines of a stream, pulled one chunk at a time (backpressure comes free: nothing is read ahead of
+ * the consumer), so a 100 000-line file costs the memory of one chunk and one line.
+ */
+export async function* readLines(input: AsyncIterable<Buffer | string>, maxChars = MAX_LINE_CHARS): AsyncGenerator<RawLine> {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let tooLong = false;
+  let number = 0;
+  const take = (text: string): RawLine => {
+    number++;
+    const line = { number, text: tooLong ? '' : text.endsWith('\r') ? text.slice(0, -1) : text, tooLong };
+    tooLong = false;
+    return line;
+  };
+  for await (const chunk of input) {
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      const piece = text.slice(start, nl);
+      start = nl + 1;
+      yield take(pending ? pending + piece : piece);
+      pending = '';
+    }
+    if (!tooLong) pending += text.slice(start);
+    if (pending.length > maxChars) {
+      tooLong = true;
+      pending = '';
+    }
+  }
+  pending += decoder.end();
+  if (pending || tooLong) yield take(pending);
+}
+
+const FIELDS = ['id', 'prompt', 'system', 'model', 'temperature', 'max_tokens', 'attach', 'schema', 'options'] as const;
+/** Fields gatechat builds itself; `options` may not replace them (as with `-o`). */
+const RESERVED_OPTIONS = ['model', 'messages', 'stream'];
+
+class LineError extends Error {}
+
+function fail(message: string): never {
+  throw new LineError(message);
+}
+
+/**
+ * One input line: a JSON string (the prompt) or an object with the §13 fields. Unknown fields are
+ * refused, so a typo (`"promt"`) is named instead of silently sending an empty prompt.
+ */
+export function parseBatchLine(raw: RawLine): ParsedLine {
+  const { number } = raw;
+  if (raw.tooLong) return { kind: 'invalid', line: number, id: number, message: `longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB` };
+  const text = number === 1 ? raw.text.replace(/^\uFEFF/, '') : raw.text;
+  if (text.trim() === '') return { kind: 'blank', line: number };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'invalid', line: number, id: number, message: `not JSON: ${(error as Error).message}` };
+  }
+  let id: string | number = number;
+  try {
+    if (typeof value === 'string') return { kind: 'item', item: { line: number, id, prompt: checkPrompt(value) } };
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      fail('expected a JSON string (the prompt) or an object with "prompt"');
+    }
+    const obj = value as Record<string, unknown>;
+    if (obj.id !== undefined) id = checkId(obj.id);
+    const unknown = Object.keys(obj).filter((key) => !(FIELDS as readonly string[]).includes(key));
+    if (unknown.length) fail(`unknown field ${JSON.stringify(unknown[0])} (fields: ${FIELDS.join(', ')})`);
+    const item: BatchItem = { line: number, id, prompt: checkPrompt(obj.prompt) };
+    if (obj.system !== undefined) item.system = checkString(obj.system, 'system');
+    if (obj.model !== undefined) item.model = checkModel(obj.model);
+    if (obj.temperature !== undefined) item.temperature = checkTemperature(obj.temperature);
+    if (obj.max_tokens !== undefined) item.maxTokens = checkMaxTokens(obj.max_tokens);
+    if (obj.attach !== undefined) item.attach = checkAttach(obj.attach);
+    if (obj.schema !== undefined) item.schema = checkSchema(obj.schema);
+    if (obj.options !== undefined) item.options = checkOptions(obj.options);
+    return { kind: 'item', item };
+  } catch (error) {
+    if (error instanceof LineError) return { kind: 'invalid', line: number, id, message: error.message };
+    throw error;
+  }
+}
+
+function checkPrompt(value: unknown): string {
+  if (value === undefined) fail('missing "prompt"');
+  if (typeof value !== 'string') fail('"prompt" must be a string');
+  if (value.trim() === '') fail('empty prompt');
+  return value;
+}
+
+function checkId(value: unknown): string | number {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  fail('"id" must be a non-empty string or an integer');
+}
+
+function checkString(value: unknown, field: string): string {
+  if (typeof value !== 'string') fail(`"${field}" must be a string`);
+  return value;
+}
+
+function checkModel(value: unknown): string {
+  const text = checkString(value, 'model');
+  try {
+    return parseModel(text, '"model"');
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+}
+
+function checkTemperature(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail('"temperature" must be a number ≥ 0');
+  return value;
+}
+
+function checkMaxTokens(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail('"max_tokens" must be a whole number ≥ 1');
+  return value;
+}
+
+function checkAttach(value: unknown): string[] {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0 || list.some((path) => typeof path !== 'string' || path === '')) {
+    fail('"attach" must be a path or an array of paths');
+  }
+  return list as string[];
+}
+
+function checkSchema(value: unknown): unknown {
+  if (typeof value === 'string' ? value.trim() === '' : typeof value !== 'object' || value === null || Array.isArray(value)) {
+    fail('"schema" must be a JSON Schema object or a string (a path or a field list)');
+  }
+  return value;
+}
+
+function checkOptions(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('"options" must be a JSON object of request body fields');
+  const reserved = Object.keys(value).find((key) => RESERVED_OPTIONS.includes(key));
+  if (reserved) fail(`"options" may not set ${JSON.stringify(reserved)}: gatechat builds it itself`);
+  return value as Record<string, unknown>;
+}
+
+/** The key an id is matched by when resuming: "7" and 7 are different ids. */
+export function idKey(id: string | number): string {
+  return typeof id === 'number' ? `#${id}` : `"${id}`;
+}
+
+/** Explicit ids must be unique, or resuming could not tell two lines apart. Line numbers are by nature. */
+export class DuplicateIds {
+  private readonly seen = new Map<string, number>();
+
+  /** The line that already used this item's id, or null. */
+  check(item: BatchItem): number | null {
+    if (item.id === item.line) return null;
+    const key = idKey(item.id);
+    const earlier = this.seen.get(key);
+    if (earlier !== undefined) return earlier;
+    this.seen.set(key, item.line);
+    return null;
+  }
+}
+
+/** Parses lines and turns a repeated explicit id into an invalid line (the later one). */
+export async function* parseBatchLines(lines: AsyncIterable<RawLine>): AsyncGenerator<ParsedLine> {
+  const ids = new DuplicateIds();
+  for await (const raw of lines) {
+    const parsed = parseBatchLine(raw);
+    if (parsed.kind === 'item') {
+      const earlier = ids.check(parsed.item);
+      if (earlier !== null) {
+        yield { kind: 'invalid', line: parsed.item.line, id: parsed.item.id, message: `id ${JSON.stringify(parsed.item.id)} repeats line ${earlier}` };
+        continue;
+      }
+    }
+    yield parsed;
+  }
+}
+
+export interface InputCheck {
+  /** Lines holding a prompt. */
+  items: number;
+  invalid: number;
+  /** The first malformed line, for the one-line error. */
+  first?: { line: number; message: string };
+}
+
+/**
+ * The first pass over a file (SPEC §13): every line checked before anything is sent, one line at a
+ * time. `problemOf` adds the checks that depend on settings (e.g. no model anywhere).
+ */
+export async function checkBatchInput(lines: AsyncIterable<RawLine>, problemOf: (item: BatchItem) => string | null): Promise<InputCheck> {
+  const check: InputCheck = { items: 0, invalid: 0 };
+  for await (const parsed of parseBatchLines(lines)) {
+    const problem = parsed.kind === 'invalid' ? parsed.message : parsed.kind === 'item' ? problemOf(parsed.item) : null;
+    if (problem !== null) {
+      check.invalid++;
+      check.first ??= { line: parsed.kind === 'item' ? parsed.item.line : parsed.line, message: problem };
+    } else if (parsed.kind === 'item') check.items++;
+  }
+  return check;
+}

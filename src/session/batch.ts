@@ -1,0 +1,123 @@
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import type { ChatEvent } from '../protocol/events.js';
+import type { BatchItem, ParsedLine } from './batch-input.js';
+import { idKey } from './batch-input.js';
+import type { TurnOutcome } from './types.js';
+
+/** What the scheduler hands the writer for one input line. */
+export type BatchRecord =
+  | { kind: 'answer'; item: BatchItem; outcome: TurnOutcome }
+  | { kind: 'invalid'; line: number; id: string | number; message: string };
+
+export interface BatchCounts {
+  /** Lines holding a prompt that were answered, failed or cancelled in this run. */
+  done: number;
+  complete: number;
+  failed: number;
+  cancelled: number;
+  invalid: number;
+  /** Already complete in the output file (resume). */
+  skipped: number;
+}
+
+export interface BatchSummary extends BatchCounts {
+  exitCode: ExitCodeValue;
+  elapsedMs: number;
+}
+
+export interface BatchRunOptions {
+  lines: AsyncIterable<ParsedLine>;
+  /** Ids (by idKey) complete in an earlier run. */
+  skip: ReadonlySet<string>;
+  /** Lines in progress at once; the limiter below decides how many are actually sent. */
+  concurrency: number;
+  /** Sends one line as its own one-turn conversation; never throws for gateway failures. */
+  send(item: BatchItem, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  /** Problems found while running that make a line unsendable (e.g. no model): recorded as invalid. */
+  precheck?(item: BatchItem): string | null;
+  /** Writes one record; awaited, so a slow reader of the output holds the batch back. */
+  write(record: BatchRecord): Promise<void>;
+  /** Ctrl-C: no new lines are taken, those in flight are cancelled (and recorded as cancelled). */
+  signal: AbortSignal;
+  /** The exit code for an interrupted batch (130 for SIGINT, 143 for SIGTERM). */
+  interruptedCode?(): ExitCodeValue;
+  onProgress?(counts: Readonly<BatchCounts>): void;
+}
+
+/**
+ * Many one-turn conversations at once (SPEC §13). A fixed set of workers pulls lines from the input
+ * as they finish, so neither the input nor the results are ever held whole; every line is written
+ * once, as it completes. The exit code is the first failed line's by input order; any invalid line
+ * makes it 2; an interrupt makes it 130.
+ */
+export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> {
+  const started = Date.now();
+  const counts: BatchCounts = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0 };
+  let firstFailure: { line: number; code: ExitCodeValue } | null = null;
+  const source = options.lines[Symbol.asyncIterator]();
+  const { signal } = options;
+
+  const record = async (entry: BatchRecord): Promise<void> => {
+    await options.write(entry);
+    if (entry.kind === 'invalid') counts.invalid++;
+    else {
+      counts.done++;
+      const { outcome, item } = entry;
+      if (outcome.status === 'complete') counts.complete++;
+      else if (outcome.status === 'cancelled') counts.cancelled++;
+      else {
+        counts.failed++;
+        const code = outcome.error?.exitCode ?? ExitCode.server;
+        if (!firstFailure || item.line < firstFailure.line) firstFailure = { line: item.line, code };
+      }
+    }
+    options.onProgress?.(counts);
+  };
+
+  // Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it.
+  const stopped = new Promise<'stopped'>((resolve) => {
+    if (signal.aborted) resolve('stopped');
+    signal.addEventListener('abort', () => resolve('stopped'), { once: true });
+  });
+
+  const worker = async (): Promise<void> => {
+    while (!signal.aborted) {
+      const next = await Promise.race([source.next(), stopped]);
+      if (next === 'stopped' || next.done || signal.aborted) return;
+      const parsed = next.value;
+      if (parsed.kind === 'blank') continue;
+      if (parsed.kind === 'invalid') {
+        await record(parsed);
+        continue;
+      }
+      const { item } = parsed;
+      if (options.skip.has(idKey(item.id))) {
+        counts.skipped++;
+        options.onProgress?.(counts);
+        continue;
+      }
+      const problem = options.precheck?.(item) ?? null;
+      if (problem !== null) {
+        await record({ kind: 'invalid', line: item.line, id: item.id, message: problem });
+        continue;
+      }
+      const outcome = await drain(options.send(item, signal));
+      await record({ kind: 'answer', item, outcome });
+    }
+  };
+
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const exitCode: ExitCodeValue = signal.aborted
+    ? (options.interruptedCode?.() ?? ExitCode.interrupted)
+    : counts.invalid > 0
+      ? ExitCode.usage
+      : ((firstFailure as { code: ExitCodeValue } | null)?.code ?? ExitCode.ok);
+  return { ...counts, exitCode, elapsedMs: Date.now() - started };
+}
+
+async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
+  while (true) {
+    const step = await events.next();
+    if (step.done) return step.value;
+  }
+}

@@ -1,0 +1,255 @@
+// `gatechat batch` (SPEC §13) as a user runs it: the built binary against the dev gateway over
+// loopback. Every line answered exactly once across a kill and a rerun, per-line status and exit
+// codes, back-off under a 429 burst (the gateway's own in-flight count), stdin, torn output lines.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { runCli } from '../helpers/cli.js';
+
+const ctx = useGatewayAndUser();
+
+interface OutLine {
+  id: string | number;
+  status: string;
+  text?: string;
+  error?: { message: string; exit_code: number };
+}
+
+function writeInput(name: string, lines: unknown[]): string {
+  const path = join(ctx.user.home, name);
+  writeFileSync(path, lines.map((line) => (typeof line === 'string' && line.startsWith('RAW:') ? line.slice(4) : JSON.stringify(line))).join('\n') + '\n');
+  return path;
+}
+
+/** Parseable output lines; a torn line (only ever the last of a run) is skipped, as the resume reader does. */
+function readOutput(path: string): OutLine[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as OutLine];
+      } catch {
+        return [];
+      }
+    });
+}
+
+function batch(args: string[], options: Parameters<typeof runCli>[1] = {}) {
+  return runCli(['batch', ...args, '--base-url', ctx.base], { env: ctx.user.env(), ...options });
+}
+
+/** The prompts the gateway received (last user message of each completion request). */
+function promptsSent(): string[] {
+  return ctx.gateway.requests
+    .filter((r) => r.path.endsWith('/chat/completions'))
+    .map((r) => {
+      const messages = (r.body as { messages: Array<{ role: string; content: string }> }).messages;
+      return messages.at(-1)!.content;
+    });
+}
+
+/** Calls `act` once the output file holds at least `count` complete lines (polled on each stdout/stderr chunk and a timer). */
+function whenComplete(path: string, count: number, act: (child: ChildProcess) => void) {
+  return (child: ChildProcess) => {
+    const timer = setInterval(() => {
+      if (readOutput(path).filter((l) => l.status === 'complete').length >= count) {
+        clearInterval(timer);
+        act(child);
+      }
+    }, 20);
+    child.on('exit', () => clearInterval(timer));
+  };
+}
+
+const countBy = (lines: OutLine[], status: string) => lines.filter((l) => l.status === status).length;
+
+describe('batch: per-line results', () => {
+  it('a mix of good lines and fault models: each line its own status, exit code of the first failed line', async () => {
+    const input = writeInput('mix.jsonl', [
+      'first',
+      { id: 'nf', prompt: 'x', model: 'fail-404' },
+      { prompt: 'third', model: 'echo', system: 'be brief' },
+      { id: 'ee', prompt: 'x', model: 'error-event' },
+      { id: 'dr', prompt: 'x', model: 'drop-after-2' },
+      { id: 'au', prompt: 'x', model: 'fail-401' },
+    ]);
+    const result = await batch([input, '-m', 'echo', '--retries', '0']);
+    expect(result.code, result.stderr).toBe(4);
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as OutLine);
+    expect(lines).toHaveLength(6);
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    expect(byId.get(1)).toMatchObject({ status: 'complete', text: 'first' });
+    expect(byId.get(3)).toMatchObject({ status: 'complete', text: 'third' });
+    expect(byId.get('nf')).toMatchObject({ status: 'error', error: { exit_code: 4 } });
+    expect(byId.get('ee')).toMatchObject({ status: 'error', error: { exit_code: 6 } });
+    expect(byId.get('dr')).toMatchObject({ status: 'interrupted', error: { exit_code: 8 } });
+    expect(byId.get('au')).toMatchObject({ status: 'error', error: { exit_code: 3 } });
+    // The line's system prompt went with it, the others had none.
+    const third = ctx.gateway.requests.find((r) => JSON.stringify(r.body).includes('third'))!;
+    expect((third.body as { messages: Array<{ role: string }> }).messages[0]).toEqual({ role: 'system', content: 'be brief' });
+    expect(result.stderr).toMatch(/batch: 2 complete, 4 failed .*exit 4/);
+    // Nothing is saved in batch without --save.
+    expect(existsSync(join(ctx.user.dataDir, 'conversations'))).toBe(false);
+  });
+
+  it('every line complete: exit 0; each line a §4 object plus id and status; -t and --max-tokens are defaults a line can override', async () => {
+    const input = writeInput('ok.jsonl', [{ id: 'a', prompt: 'one two three' }, { id: 'b', prompt: 'x', model: 'lorem-50', max_tokens: 3, temperature: 0 }]);
+    const result = await batch([input, '-m', 'echo', '-t', '0.5', '--max-tokens', '7']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const b = lines.find((l) => l.id === 'b');
+    expect(Object.keys(b)).toEqual(
+      expect.arrayContaining(['id', 'text', 'reasoning', 'tool_calls', 'finish_reason', 'usage', 'model', 'api', 'cid', 'status']),
+    );
+    expect(b).toMatchObject({ status: 'complete', finish_reason: 'length', text: 'Lorem ipsum dolor', model: 'lorem-50' });
+    const bodies = ctx.gateway.requests.map((r) => r.body as Record<string, unknown>);
+    expect(bodies.find((body) => body.model === 'echo')).toMatchObject({ temperature: 0.5, max_tokens: 7 });
+    expect(bodies.find((body) => body.model === 'lorem-50')).toMatchObject({ temperature: 0, max_tokens: 3 });
+  });
+
+  it('a malformed line in a file: named by number, exit 2, nothing sent, nothing written', async () => {
+    const input = writeInput('bad.jsonl', ['fine', { prompt: 'x', temperature: -1 }, 'RAW:{not json', 'also fine']);
+    const output = join(ctx.user.home, 'bad.out.jsonl');
+    const result = await batch([input, '-m', 'echo', '--output', output]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/line 2: "temperature" must be a number ≥ 0 \(and 1 more malformed line\); nothing was sent/);
+    expect(ctx.gateway.requests).toHaveLength(0);
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it('input from stdin: answered line by line; a malformed line is recorded as invalid and the batch exits 2', async () => {
+    const stdin = ['"from stdin"', '{"prompt":"second","promt":"typo"}', '{"id":"x","prompt":"third"}', ''].join('\n');
+    const result = await batch(['-', '-m', 'echo'], { stdin });
+    expect(result.code, result.stderr).toBe(2);
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as OutLine);
+    expect(lines).toHaveLength(3);
+    expect(lines.find((l) => l.id === 1)).toMatchObject({ status: 'complete', text: 'from stdin' });
+    expect(lines.find((l) => l.id === 'x')).toMatchObject({ status: 'complete', text: 'third' });
+    expect(lines.find((l) => l.id === 2)).toMatchObject({ status: 'invalid', error: { exit_code: 2 } });
+    expect(lines.find((l) => l.id === 2)!.error!.message).toMatch(/line 2: unknown field "promt"/);
+    expect(promptsSent().sort()).toEqual(['from stdin', 'third']);
+  });
+});
+
+describe('batch: resume', () => {
+  it('a torn last output line is tolerated: complete ids are skipped, the rest appended, earlier bytes untouched', async () => {
+    const input = writeInput('resume.jsonl', ['one', 'two', 'three']);
+    const output = join(ctx.user.home, 'resume.out.jsonl');
+    const before =
+      JSON.stringify({ id: 1, text: 'one', status: 'complete' }) + '\n' + JSON.stringify({ id: 3, text: '', status: 'error' }) + '\n' + '{"id":2,"text":"tw';
+    writeFileSync(output, before);
+    const result = await batch([input, '-m', 'echo', '--output', output]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    const after = readFileSync(output, 'utf8');
+    expect(after.startsWith(before + '\n')).toBe(true);
+    expect(promptsSent().sort()).toEqual(['three', 'two']);
+    const lines = readOutput(output);
+    for (const id of [1, 2, 3]) expect(lines.filter((l) => l.id === id && l.status === 'complete')).toHaveLength(1);
+    expect(result.stderr).toMatch(/2 complete, 1 skipped/);
+
+    // A third run has nothing left to do and sends nothing.
+    ctx.gateway.requests.length = 0;
+    const again = await batch([input, '-m', 'echo', '--output', output]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(ctx.gateway.requests).toHaveLength(0);
+    expect(readFileSync(output, 'utf8')).toBe(after);
+  });
+
+  it('killed mid-run, then rerun: every line answered exactly once, and no complete line sent twice', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    const input = writeInput('kill.jsonl', ids.map((id) => ({ id, prompt: `prompt ${id}`, model: 'slow-40', max_tokens: 3 })));
+    const output = join(ctx.user.home, 'kill.out.jsonl');
+    const first = await batch([input, '--concurrency', '2', '--output', output], {
+      onSpawn: whenComplete(output, 3, (child) => child.kill('SIGKILL')),
+    });
+    expect(first.signal).toBe('SIGKILL');
+    const afterKill = readOutput(output);
+    const doneFirst = new Set(afterKill.filter((l) => l.status === 'complete').map((l) => l.id));
+    expect(doneFirst.size).toBeGreaterThanOrEqual(3);
+    expect(doneFirst.size).toBeLessThan(ids.length);
+
+    const sentBefore = ctx.gateway.requests.length;
+    const second = await batch([input, '--concurrency', '2', '--output', output]);
+    expect(second.code, second.stderr).toBe(0);
+    const resent = ctx.gateway.requests.slice(sentBefore).map((r) => JSON.stringify(r.body));
+    for (const id of doneFirst) expect(resent.some((body) => body.includes(`prompt ${id}"`))).toBe(false);
+    const lines = readOutput(output);
+    for (const id of ids) expect(lines.filter((l) => l.id === id && l.status === 'complete'), id).toHaveLength(1);
+  });
+
+  it('Ctrl-C: no new lines, those in flight recorded as cancelled, exit 130; a rerun finishes the job', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
+    const input = writeInput('int.jsonl', ids.map((id) => ({ id, prompt: `prompt ${id}`, model: 'slow-60', max_tokens: 4 })));
+    const output = join(ctx.user.home, 'int.out.jsonl');
+    const first = await batch([input, '--concurrency', '2', '--output', output], {
+      onSpawn: whenComplete(output, 2, (child) => child.kill('SIGINT')),
+    });
+    expect(first.code, first.stderr).toBe(130);
+    const lines = readOutput(output);
+    expect(countBy(lines, 'cancelled')).toBeGreaterThanOrEqual(1);
+    expect(countBy(lines, 'complete') + countBy(lines, 'cancelled')).toBeLessThan(ids.length);
+    expect(first.stderr).toMatch(/cancelled.*exit 130/);
+
+    const second = await batch([input, '--concurrency', '2', '--output', output]);
+    expect(second.code, second.stderr).toBe(0);
+    const all = readOutput(output);
+    for (const id of ids) expect(all.filter((l) => l.id === id && l.status === 'complete'), id).toHaveLength(1);
+  });
+});
+
+describe('batch: rate limits', () => {
+  it('a 429 burst lowers the requests in flight (as the gateway counts them) and the batch still completes', async () => {
+    await fetch(`${ctx.gateway.url}/__gatechat/requests`, { method: 'DELETE' });
+    const input = writeInput('busy.jsonl', Array.from({ length: 60 }, (_, i) => `busy ${i}`));
+    const result = await batch([input, '-m', 'busy-4', '--concurrency', '16', '--retries', '8'], { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as OutLine);
+    expect(lines).toHaveLength(60);
+    expect(countBy(lines, 'complete')).toBe(60);
+
+    const stats = (await (await fetch(`${ctx.gateway.url}/__gatechat/stats`)).json()) as { peak_in_flight: number };
+    const arrivals = ctx.gateway.requests.map((r) => r.in_flight!);
+    // The burst happened: more in flight than busy-4 takes, and some requests were refused.
+    expect(stats.peak_in_flight).toBeGreaterThan(4);
+    expect(arrivals.length).toBeGreaterThan(60);
+    // After it, the client kept fewer in flight than --concurrency: at most half of it.
+    const late = arrivals.slice(Math.floor(arrivals.length / 2));
+    expect(Math.max(...late)).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('batch: usage errors', () => {
+  it('a missing input file, a bad --concurrency: exit 2, one line', async () => {
+    const missing = await batch([join(ctx.user.home, 'nope.jsonl'), '-m', 'echo']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/batch: cannot read .*nope\.jsonl: ENOENT/);
+    const input = writeInput('c.jsonl', ['x']);
+    const bad = await batch([input, '-m', 'echo', '--concurrency', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--concurrency: expected a whole number ≥ 1/);
+    expect(ctx.gateway.requests).toHaveLength(0);
+  });
+
+  it('no model anywhere: the lines that lack one are named before anything is sent', async () => {
+    const input = writeInput('nomodel.jsonl', [{ prompt: 'a', model: 'echo' }, 'b']);
+    const result = await batch([input]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/line 2: no "model" in the line and no default model/);
+    expect(ctx.gateway.requests).toHaveLength(0);
+  });
+
+  it('--save records each line as its own conversation', async () => {
+    const input = writeInput('save.jsonl', ['a', 'b']);
+    const result = await batch([input, '-m', 'echo', '--save']);
+    expect(result.code, result.stderr).toBe(0);
+    const cids = result.stdout.trim().split('\n').map((l) => JSON.parse(l).cid);
+    expect(new Set(cids).size).toBe(2);
+    expect(cids.every((cid: unknown) => typeof cid === 'string')).toBe(true);
+  });
+});

@@ -1,0 +1,143 @@
+// Batch input (SPEC §13): lines split at any chunk boundary, each line validated with its number,
+// repeated ids refused, the first pass over a file, and the resume reader's tolerance of torn lines.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkBatchInput, parseBatchLine, parseBatchLines, readLines, type RawLine } from '../../src/session/batch-input.js';
+import { readResumeState } from '../../src/session/batch-resume.js';
+
+async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of source) out.push(item);
+  return out;
+}
+
+async function* chunks(parts: Array<string | Buffer>) {
+  for (const part of parts) yield part;
+}
+
+const raw = (text: string, number = 1): RawLine => ({ number, text, tooLong: false });
+
+describe('readLines', () => {
+  const text = '"a"\r\n{"prompt":"é ü"}\n\n"last, no newline"';
+  const bytes = Buffer.from(text, 'utf8');
+
+  it('gives the same lines whatever the chunk boundaries (UTF-8 split inside a character too)', async () => {
+    const whole = await collect(readLines(chunks([bytes])));
+    expect(whole.map((l) => [l.number, l.text])).toEqual([
+      [1, '"a"'],
+      [2, '{"prompt":"é ü"}'],
+      [3, ''],
+      [4, '"last, no newline"'],
+    ]);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const split = await collect(readLines(chunks([bytes.subarray(0, cut), bytes.subarray(cut)])));
+      expect(split, `cut at ${cut}`).toEqual(whole);
+    }
+  });
+
+  it('a line over the cap is marked, not buffered, and the next line is read normally', async () => {
+    const lines = await collect(readLines(chunks(['x'.repeat(30), 'y'.repeat(30), '\n"ok"\n']), 40));
+    expect(lines).toEqual([
+      { number: 1, text: '', tooLong: true },
+      { number: 2, text: '"ok"', tooLong: false },
+    ]);
+    expect(parseBatchLine(lines[0])).toMatchObject({ kind: 'invalid', line: 1 });
+  });
+});
+
+describe('parseBatchLine', () => {
+  it('a JSON string is the prompt, its id the line number', () => {
+    expect(parseBatchLine(raw('"hello"', 7))).toEqual({ kind: 'item', item: { line: 7, id: 7, prompt: 'hello' } });
+  });
+
+  it('an object with every field', () => {
+    const line = JSON.stringify({ id: 'q1', prompt: 'p', system: 's', model: 'm', temperature: 0.2, max_tokens: 9, attach: 'f.txt', schema: { type: 'object' }, options: { top_p: 0.5 } });
+    expect(parseBatchLine(raw(line, 2))).toEqual({
+      kind: 'item',
+      item: { line: 2, id: 'q1', prompt: 'p', system: 's', model: 'm', temperature: 0.2, maxTokens: 9, attach: ['f.txt'], schema: { type: 'object' }, options: { top_p: 0.5 } },
+    });
+  });
+
+  it('blank lines and a BOM on line 1 are not errors', () => {
+    expect(parseBatchLine(raw('   ', 3))).toEqual({ kind: 'blank', line: 3 });
+    expect(parseBatchLine(raw('\uFEFF"x"', 1))).toMatchObject({ kind: 'item', item: { prompt: 'x' } });
+  });
+
+  const bad: Array<[string, RegExp]> = [
+    ['{nope', /not JSON/],
+    ['42', /expected a JSON string \(the prompt\) or an object/],
+    ['[]', /expected a JSON string/],
+    ['""', /empty prompt/],
+    ['{"id":"a"}', /missing "prompt"/],
+    ['{"prompt":3}', /"prompt" must be a string/],
+    ['{"prompt":"p","promt":"x"}', /unknown field "promt"/],
+    ['{"prompt":"p","id":""}', /"id" must be a non-empty string or an integer/],
+    ['{"prompt":"p","id":1.5}', /"id" must be/],
+    ['{"prompt":"p","model":"two words"}', /no spaces/],
+    ['{"prompt":"p","temperature":"hot"}', /"temperature" must be a number ≥ 0/],
+    ['{"prompt":"p","max_tokens":0}', /"max_tokens" must be a whole number ≥ 1/],
+    ['{"prompt":"p","attach":[]}', /"attach" must be a path or an array of paths/],
+    ['{"prompt":"p","schema":[]}', /"schema" must be/],
+    ['{"prompt":"p","options":{"stream":false}}', /"options" may not set "stream"/],
+    ['{"prompt":"p","options":"x"}', /"options" must be a JSON object/],
+  ];
+  it.each(bad)('%s is invalid: %s', (text, message) => {
+    const parsed = parseBatchLine(raw(text, 4));
+    expect(parsed.kind).toBe('invalid');
+    if (parsed.kind === 'invalid') {
+      expect(parsed.line).toBe(4);
+      expect(parsed.message).toMatch(message);
+    }
+  });
+
+  it('an invalid object line keeps its own id when it has a usable one', () => {
+    expect(parseBatchLine(raw('{"id":"z","prompt":""}', 5))).toMatchObject({ kind: 'invalid', id: 'z', line: 5 });
+  });
+});
+
+describe('parseBatchLines and checkBatchInput', () => {
+  const text = ['"a"', '{"id":"x","prompt":"b"}', '{"id":"x","prompt":"c"}', '', '{"prompt":"d","model":"m"}'].join('\n');
+
+  it('a repeated explicit id makes the later line invalid, naming the earlier one', async () => {
+    const parsed = await collect(parseBatchLines(readLines(chunks([text]))));
+    expect(parsed[2]).toEqual({ kind: 'invalid', line: 3, id: 'x', message: 'id "x" repeats line 2' });
+  });
+
+  it('counts prompts and reports the first malformed line with the number of others', async () => {
+    const check = await checkBatchInput(readLines(chunks([text])), (item) => (item.model ? null : 'no model'));
+    expect(check).toEqual({ items: 1, invalid: 3, first: { line: 1, message: 'no model' } });
+    const clean = await checkBatchInput(readLines(chunks([text.replace('"id":"x","prompt":"c"', '"id":"y","prompt":"c"')])), () => null);
+    expect(clean).toEqual({ items: 4, invalid: 0 });
+  });
+});
+
+describe('readResumeState', () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('collects complete ids only, ignores torn or foreign lines, and says when the file ends mid-line', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatechat-resume-'));
+    const path = join(dir, 'out.jsonl');
+    writeFileSync(
+      path,
+      [
+        '{"id":1,"status":"complete"}',
+        '{"id":"1","status":"error"}',
+        '{"id":"b","status":"complete"}',
+        'garbage',
+        '{"status":"complete"}',
+        '{"id":"c","status":"cancelled"}',
+        '{"id":"d","te',
+      ].join('\n'),
+    );
+    const state = await readResumeState(path);
+    expect([...state.complete].sort()).toEqual(['"b', '#1']);
+    expect(state.endsMidLine).toBe(true);
+    expect(state.unreadable).toBe(3);
+    writeFileSync(path, '{"id":1,"status":"complete"}\n');
+    expect((await readResumeState(path)).endsMidLine).toBe(false);
+    expect((await readResumeState(join(dir, 'missing.jsonl'))).complete.size).toBe(0);
+  });
+});

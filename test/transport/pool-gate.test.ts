@@ -1,0 +1,84 @@
+// What batch asks of the transport: one keep-alive pool for many requests, and a gate that sees
+// every attempt (retries included) start and end, with the gateway's advised wait on a 429.
+import { describe, expect, it } from 'vitest';
+import { ConnectionPool, sendRequest, type AttemptEnd, type AttemptGate } from '../../src/transport/http.js';
+import { connection, json, useLoopbackServers } from './loopback.js';
+
+const server = useLoopbackServers();
+
+function recordingGate() {
+  const events: Array<'enter' | AttemptEnd> = [];
+  const gate: AttemptGate = {
+    async enter() {
+      events.push('enter');
+      return { leave: (end) => events.push(end) };
+    },
+  };
+  return { gate, events };
+}
+
+async function drain(body: AsyncIterable<Uint8Array>): Promise<string> {
+  let text = '';
+  for await (const chunk of body) text += Buffer.from(chunk).toString('utf8');
+  return text;
+}
+
+describe('ConnectionPool', () => {
+  it('requests on one pool reuse their connections; without it each request opens its own', async () => {
+    const ports: number[] = [];
+    const s = await server((req, res) => {
+      ports.push(req.socket.remotePort!);
+      json(res, 200, { ok: true });
+    });
+    const pool = new ConnectionPool(connection(s.url));
+    try {
+      for (let i = 0; i < 8; i++) {
+        const res = await sendRequest({ conn: connection(s.url, { pool }), method: 'GET', path: '/models' });
+        await res.text();
+      }
+    } finally {
+      pool.close();
+    }
+    // Reused, not one per request (undici may open a second while the first is being released).
+    expect(ports).toHaveLength(8);
+    expect(new Set(ports).size).toBeLessThanOrEqual(3);
+    ports.length = 0;
+    for (let i = 0; i < 3; i++) await (await sendRequest({ conn: connection(s.url), method: 'GET', path: '/models' })).text();
+    expect(new Set(ports).size).toBe(3);
+  });
+});
+
+describe('AttemptGate', () => {
+  it('a 429 with retry-after-ms ends its attempt as rate limited; the answer ends as ok only once its body is read', async () => {
+    const s = await server((_req, res, _rec, index) => {
+      if (index === 0) json(res, 429, { error: { message: 'slow down' } }, { 'retry-after-ms': '15' });
+      else json(res, 200, { answer: 42 });
+    });
+    const { gate, events } = recordingGate();
+    const res = await sendRequest({ conn: connection(s.url, { gate }), method: 'POST', path: '/chat/completions', body: {} });
+    expect(events).toEqual(['enter', { kind: 'rate_limited', waitMs: 15 }, 'enter']);
+    expect(await drain(res.body)).toBe('{"answer":42}');
+    expect(events.at(-1)).toEqual({ kind: 'ok' });
+  });
+
+  it('a 503 without a wait is a plain failure; a 503 with Retry-After asks everyone to slow down', async () => {
+    const s = await server((_req, res, _rec, index) => {
+      if (index === 0) json(res, 503, { error: { message: 'down' } });
+      else if (index === 1) json(res, 503, { error: { message: 'down' } }, { 'retry-after': '0' });
+      else json(res, 200, {});
+    });
+    const { gate, events } = recordingGate();
+    const res = await sendRequest({ conn: connection(s.url, { gate }), method: 'POST', path: '/chat/completions', body: {} });
+    await res.text();
+    expect(events.filter((e) => e !== 'enter')).toEqual([{ kind: 'failed' }, { kind: 'rate_limited', waitMs: 0 }, { kind: 'ok' }]);
+  });
+
+  it('a connection refused ends as failed, once per attempt', async () => {
+    const s = await server((_req, res) => json(res, 200, {}));
+    const url = s.url;
+    await s.close();
+    const { gate, events } = recordingGate();
+    await expect(sendRequest({ conn: connection(url, { gate, retries: 1 }), method: 'GET', path: '/models' })).rejects.toThrow(/refused/);
+    expect(events).toEqual(['enter', { kind: 'failed' }, 'enter', { kind: 'failed' }]);
+  });
+});
