@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../exit-codes.js';
-import { parseModel } from '../config/keys.js';
+import { checkBodyField, parseModel } from '../config/keys.js';
 
 /** One prompt of a batch, validated (SPEC §13). `id` is the input's, else the line number. */
 export interface BatchItem {
@@ -67,8 +67,6 @@ export async function* readLines(input: AsyncIterable<Buffer | string>, maxChars
 }
 
 const FIELDS = ['id', 'prompt', 'system', 'model', 'temperature', 'max_tokens', 'attach', 'schema', 'options'] as const;
-/** Fields gatechat builds itself; `options` may not replace them (as with `-o`). */
-const RESERVED_OPTIONS = ['model', 'messages', 'stream'];
 
 class LineError extends Error {}
 
@@ -136,12 +134,7 @@ function checkString(value: unknown, field: string): string {
 
 function checkModel(value: unknown): string {
   const text = checkString(value, 'model');
-  try {
-    return parseModel(text, '"model"');
-  } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
-    throw error;
-  }
+  return usage(() => parseModel(text, '"model"'));
 }
 
 function checkTemperature(value: unknown): number {
@@ -171,9 +164,19 @@ function checkSchema(value: unknown): unknown {
 
 function checkOptions(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('"options" must be a JSON object of request body fields');
-  const reserved = Object.keys(value).find((key) => RESERVED_OPTIONS.includes(key));
-  if (reserved) fail(`"options" may not set ${JSON.stringify(reserved)}: gatechat builds it itself`);
+  // The same rule as -o: fields gatechat builds itself are refused.
+  for (const key of Object.keys(value)) usage(() => checkBodyField(key, '"options"'));
   return value as Record<string, unknown>;
+}
+
+/** A shared parser's UsageError becomes this line's error. */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
 }
 
 /** The key an id is matched by when resuming: "7" and 7 are different ids. */

@@ -111,6 +111,28 @@ describe('batch: per-line results', () => {
     expect(bodies.find((body) => body.model === 'lorem-50')).toMatchObject({ temperature: 0, max_tokens: 3 });
   });
 
+  it('-o is a default for every line, a line\'s "options" add to it; a line\'s model goes through aliases (config --model)', async () => {
+    const alias = await runCli(['config', 'set', '--model', 'fast', 'model', 'lorem-3'], { env: ctx.user.env() });
+    expect(alias.code, alias.stderr).toBe(0);
+    const input = writeInput('opts.jsonl', [
+      { id: 'plain', prompt: 'a' },
+      { id: 'more', prompt: 'b', options: { seed: 7 } },
+      { id: 'over', prompt: 'c', options: { top_p: 0.1 } },
+      { id: 'aliased', prompt: 'd', model: 'fast' },
+    ]);
+    const result = await batch([input, '-m', 'echo', '-o', 'top_p=0.5']);
+    expect(result.code, result.stderr).toBe(0);
+    const bodyOf = (text: string) =>
+      ctx.gateway.requests.map((r) => r.body as Record<string, unknown> & { messages: Array<{ content: string }> }).find((b) => b.messages.at(-1)!.content === text)!;
+    expect(bodyOf('a')).toMatchObject({ model: 'echo', top_p: 0.5 });
+    expect(bodyOf('a').seed).toBeUndefined();
+    expect(bodyOf('b')).toMatchObject({ top_p: 0.5, seed: 7 });
+    expect(bodyOf('c')).toMatchObject({ top_p: 0.1 });
+    expect(bodyOf('d')).toMatchObject({ model: 'lorem-3', top_p: 0.5 });
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.id === 'aliased')).toMatchObject({ status: 'complete', text: 'Lorem ipsum dolor' });
+  });
+
   it('a malformed line in a file: named by number, exit 2, nothing sent, nothing written', async () => {
     const input = writeInput('bad.jsonl', ['fine', { prompt: 'x', temperature: -1 }, 'RAW:{not json', 'also fine']);
     const output = join(ctx.user.home, 'bad.out.jsonl');

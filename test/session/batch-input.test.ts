@@ -80,7 +80,7 @@ describe('parseBatchLine', () => {
     ['{"prompt":"p","max_tokens":0}', /"max_tokens" must be a whole number ≥ 1/],
     ['{"prompt":"p","attach":[]}', /"attach" must be a path or an array of paths/],
     ['{"prompt":"p","schema":[]}', /"schema" must be/],
-    ['{"prompt":"p","options":{"stream":false}}', /"options" may not set "stream"/],
+    ['{"prompt":"p","options":{"stream":false}}', /"options": stream is built by gatechat/],
     ['{"prompt":"p","options":"x"}', /"options" must be a JSON object/],
   ];
   it.each(bad)('%s is invalid: %s', (text, message) => {

@@ -104,6 +104,7 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
         ...(item.model !== undefined ? { model: item.model } : {}),
         ...(item.temperature !== undefined ? { temperature: item.temperature } : {}),
         ...(item.maxTokens !== undefined ? { maxTokens: item.maxTokens } : {}),
+        ...(item.options !== undefined ? { extraBody: { ...chat.flags.extraBody, ...item.options } } : {}),
       },
       env,
       file,
@@ -123,9 +124,10 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
             model: settings.model!,
             api: settings.api,
             temperature: settings.temperature,
-            system: item.system ?? chat.flags.system,
+            system: item.system ?? settings.system,
             stream: settings.stream,
             maxTokens: settings.maxTokens,
+            extraBody: settings.extraBody,
           },
           maxTokensField: settings.maxTokensField,
           tools: chat.tools,
@@ -157,10 +159,9 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   }
 }
 
-/** Until attachments, --schema and -o exist in this build, a line asking for them is refused, not half-served. */
+/** Until attachments and --schema exist in this build, a line asking for them is refused, not half-served. */
 function unsupportedLineField(item: BatchItem): string | null {
   if (item.attach !== undefined) return '"attach" is not supported yet by this version of gatechat';
   if (item.schema !== undefined) return '"schema" is not supported yet by this version of gatechat';
-  if (item.options !== undefined) return '"options" is not supported yet by this version of gatechat';
   return null;
 }
