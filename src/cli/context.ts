@@ -66,7 +66,7 @@ export function diagnostics(io: Io, verbose: boolean): Diagnostics {
  * SPEC §11 learned facts: recorded in the model's own entry (of the profile in effect, else the top
  * level), so the next run sends the right field at once. A failure to write is a warning only.
  */
-async function rememberFacts(profile: string | undefined, model: string, facts: LearnedFacts, out: Diagnostics): Promise<void> {
+export async function rememberFacts(profile: string | undefined, model: string, facts: LearnedFacts, out: Diagnostics): Promise<void> {
   const store = openConfigStore();
   try {
     for (const [key, value] of Object.entries(facts) as Array<[keyof LearnedFacts, unknown]>) {

@@ -13,7 +13,9 @@ import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
 import { createBatchProgress, fileSink, streamSink } from '../../render/batch.js';
-import { connectionFrom, type Io } from '../context.js';
+import { connectionFrom, rememberFacts, resolveApiKey, type Io } from '../context.js';
+import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import type { LearnedFacts } from '../../client/chat-stream.js';
 import type { BatchOptions } from '../flags.js';
 
 
@@ -37,8 +39,8 @@ function openInput(input: string, io: Io): AsyncIterable<Buffer | string> {
 /** `gatechat batch <file|->` (SPEC §13). Returns the exit code. */
 export async function runBatchCommand(options: BatchOptions, io: Io): Promise<number> {
   const { chat } = options;
-  const file: ConfigFile = chat.isolated ? {} : await openConfigStore().snapshot();
-  const env = chat.isolated ? {} : process.env;
+  const file: ConfigFile = await openConfigStore().snapshot();
+  const env = process.env;
   // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
   const base = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
   if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
@@ -65,14 +67,22 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   const sink = options.output ? fileSink(options.output, resume.endsMidLine) : streamSink(io.stdout);
 
   const limiter = new RateLimiter(options.concurrency);
-  const conn = connectionFrom({ ...base, baseUrl: base.baseUrl });
+  // The key command (api-key-cmd) runs once, after the input was checked: never for a malformed file.
+  const conn = connectionFrom(await resolveApiKey({ ...base, baseUrl: base.baseUrl }));
   const pool = new ConnectionPool(conn);
   conn.pool = pool;
   conn.gate = limiter;
 
   const live = Boolean(io.stderr.isTTY) && process.env.TERM !== 'dumb';
   const progress = createBatchProgress(io.stderr, { live, total });
-  const warn = (line: string) => progress.log(`gatechat: ${line}`);
+  const warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
+  // Learned facts (SPEC §11) are recorded once per model, however many lines find them out.
+  const learnedModels = new Set<string>();
+  const onLearned = (model: string, facts: LearnedFacts) => {
+    if (learnedModels.has(model)) return Promise.resolve();
+    learnedModels.add(model);
+    return rememberFacts(base.profile, model, facts, { warn, log: chat.verbose ? warn : undefined });
+  };
   const httpWarning = plainHttpWarning(conn);
   if (httpWarning) warn(httpWarning);
   const store = base.save ? new ConversationStore(dataDir()) : null;
@@ -133,7 +143,8 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
           tools: chat.tools,
           store,
           record: base.save,
-          log: chat.verbose ? (line) => progress.log(`gatechat: [${String(item.id)}] ${line}`) : undefined,
+          onLearned,
+          log: chat.verbose ? (line) => warn(`[${String(item.id)}] ${line}`) : undefined,
           warn: (line) => warn(`[${String(item.id)}] ${line}`),
           onRetry: chat.verbose
             ? ({ attempt, delayMs, reason }) => warn(`[${String(item.id)}] ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`)
