@@ -1,0 +1,54 @@
+// The published package is the bundle (SPEC §14): a fresh `npm pack` installs with no runtime
+// dependencies, offline (an empty npm cache), into at most 10 MB, and its `gatechat demo` works.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+
+const execFileAsync = promisify(execFile);
+
+/** execFile with stdin closed at once, as `cmd < /dev/null` (gatechat reads a piped stdin to EOF). */
+function run(file: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }) {
+  const pending = execFileAsync(file, args, { ...options, timeout: 90_000 });
+  pending.child.stdin?.end();
+  return pending;
+}
+const work = mkdtempSync(join(tmpdir(), 'gatechat-pack-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function diskUsage(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.blocks * 512;
+  return readdirSync(path).reduce((sum, name) => sum + diskUsage(join(path, name)), stat.blocks * 512);
+}
+
+describe('npm pack → npm install -g --offline', () => {
+  it('installs alone, offline, in ≤ 10 MB, and gatechat demo answers', { timeout: 120_000 }, async () => {
+    // An npm with its own empty cache and HOME: nothing can come from a previous install.
+    const env = { ...process.env, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+    // dist/ is built by `npm test` before the suite; --ignore-scripts keeps this test from rebuilding it under other tests.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work, repoRoot], { env, cwd: work });
+    const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
+    const tarball = join(work, filename);
+
+    const prefix = join(work, 'prefix');
+    await run('npm', ['install', '-g', '--prefix', prefix, '--offline', tarball], { env, cwd: work });
+
+    const installed = join(prefix, 'lib', 'node_modules', 'gatechat');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(readdirSync(installed).sort()).not.toContain('node_modules');
+    const bytes = diskUsage(prefix);
+    expect(bytes).toBeGreaterThan(500 * 1024); // the bundle is really there
+    expect(bytes).toBeLessThanOrEqual(10 * 1024 * 1024);
+
+    const bin = join(prefix, 'bin', 'gatechat');
+    const demo = await run(bin, ['demo', 'hello from the package'], { env: { PATH: process.env.PATH, HOME: work, GATECHAT_CONFIG_DIR: join(work, 'cfg'), GATECHAT_DATA_DIR: join(work, 'data') } });
+    expect(demo.stdout).toBe('hello from the package\n');
+    const version = await run(bin, ['--version'], { env: { PATH: process.env.PATH } });
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
+  });
+});
