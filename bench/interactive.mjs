@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Interactive chat benchmark (SPEC §10), in a real pseudo-terminal driven by tmux against the dev
 // gateway (`gatechat serve`): CPU time per streamed token with no history vs a 500-turn history
-// (--cid), and time from launch until the prompt box is on screen. Baselines (`node -e 0`) are taken
-// in the same run: compare ratios. Prints numbers, asserts nothing. Needs `npm run build` first.
+// (--cid), and time from launch until the prompt box is on screen (new chat, and a resumed one that
+// prints its last turns first). Baselines (`node -e 0`) are taken in the same run: compare ratios. Prints numbers, asserts nothing. Needs `npm run build` first.
 //
 //   node bench/interactive.mjs [--runs 3] [--tokens 2000]
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,13 +16,25 @@ const RUNS = Number(values.runs);
 const TOKENS = Number(values.tokens);
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin', 'gatechat.js');
-const SOCKET = `gatechat-bench-${process.pid}`;
+// A fresh tmux server (socket) for each pane: a server just killed may still be shutting down, and a
+// new session on its socket then fails with "server exited unexpectedly".
+let paneCount = 0;
+let socket = '';
 const READY = 'Ask anything';
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
-const tmux = (...args) => execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const tmux = (...args) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+function killServer() {
+  if (!socket) return;
+  try {
+    tmux('kill-server');
+  } catch {
+    // Already gone.
+  }
+}
 
 async function startGatewayProcess() {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -59,9 +71,8 @@ function writeHistory(dataDir, turns) {
 }
 
 function startPane(command, env) {
-  try {
-    tmux('kill-server');
-  } catch {}
+  killServer();
+  socket = `gatechat-bench-${process.pid}-${++paneCount}`;
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${q(v)}`).join(' ');
   const started = performance.now();
   tmux('new-session', '-d', '-x', '120', '-y', '40', `env -u CI -u CONTINUOUS_INTEGRATION ${assignments} ${command}; exec sleep 3600`);
@@ -121,9 +132,12 @@ const gateway = await startGatewayProcess();
 try {
   const baseline = [];
   const ready = [];
+  const resumed = [];
   for (let i = 0; i < RUNS + 2; i++) {
     baseline.push(await timeToReady(`${q(process.execPath)} -e ${q('console.log("BASELINE-READY")')}`, 'BASELINE-READY', env));
     ready.push(await timeToReady(`${q(process.execPath)} ${q(BIN)} chat --base-url ${q(gateway.url)} -m echo --no-save`, READY, env));
+    // A resumed chat loads the file and prints the last turns before the prompt.
+    resumed.push(await timeToReady(`${q(process.execPath)} ${q(BIN)} chat --base-url ${q(gateway.url)} --cid ${cid} --no-save`, READY, env));
   }
   const none = [];
   const withHistory = [];
@@ -133,19 +147,19 @@ try {
   }
   const b = median(baseline);
   const r = median(ready);
+  const rr = median(resumed);
   const n = median(none);
   const h = median(withHistory);
   const fmt = (x) => x.toFixed(1);
   console.log(`interactive benchmark (tmux 120x40, dev gateway, lorem-${TOKENS}, median of ${RUNS}; CLK_TCK ${CLK_TCK})`);
   console.log(`  baseline: node -e 'console.log(…)' until it shows    ${fmt(b)} ms`);
   console.log(`  prompt ready after launch                             ${fmt(r)} ms  (${(r / b).toFixed(2)}× baseline; target ≤ 600 ms)`);
+  console.log(`  prompt ready, resumed 500-turn chat (--cid)          ${fmt(rr)} ms  (${(rr / b).toFixed(2)}× baseline)`);
   console.log(`  CPU per streamed token, no history                    ${fmt(n)} µs  [${none.map(fmt).join(', ')}]`);
   console.log(`  CPU per streamed token, 500-turn history (--cid)      ${fmt(h)} µs  [${withHistory.map(fmt).join(', ')}]`);
   console.log(`  ratio history / none                                  ${(h / n).toFixed(2)}×  (target ≤ 1.2×)`);
 } finally {
   gateway.stop();
-  try {
-    tmux('kill-server');
-  } catch {}
+  killServer();
   rmSync(home, { recursive: true, force: true });
 }
