@@ -30,7 +30,7 @@ export function addChatOptions(command: Command): Command {
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
     .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
-    .option('-c, --continue', 'continue the most recent conversation')
+    .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
     .option('--cid <id>', 'continue conversation <id> (see: gatechat history list)')
     .option('--no-save', 'do not record this exchange (default: recorded)')
     .option('--no-stdin', 'do not read piped stdin')
