@@ -1,54 +1,113 @@
 // SPEC §10: the piped path must not load Ink, React or the Markdown renderer, and --version must not
-// load the HTTP stack. A module loader hook records every module the built binary loads.
-import { writeFileSync } from 'node:fs';
+// load the HTTP stack. A module loader hook records every module the built binary loads and what its
+// source contains — by content, not by file name: a static Ink import anywhere on the piped path
+// would put Ink into whatever chunk esbuild names, and a name check would not see it.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { makeUserDirs, repoRoot, runCli } from '../helpers/cli.js';
 
 let gateway: RunningGateway;
 const user = makeUserDirs();
 const hook = join(user.home, 'record-loads.mjs');
 
+// What marks a module's source as belonging to each library (strings the bundle keeps verbatim).
+const HOOK_SOURCE = `
+const MARKERS = {
+  react: /react\\.(transitional\\.)?element/,
+  ink: /["']ink-(root|box|text)["']/,
+  markdown: /marked\\(\\): input parameter/,
+  http: /llhttp/,
+};
+export async function load(url, context, next) {
+  const result = await next(url, context);
+  const source = result.source == null ? '' : String(result.source);
+  const tags = Object.keys(MARKERS).filter((name) => MARKERS[name].test(source));
+  process.stderr.write(\`LOADED \${url} [\${tags.join(',')}]\\n\`);
+  return result;
+}
+`;
+
 beforeAll(async () => {
   gateway = await startGateway({ port: 0 });
-  writeFileSync(hook, 'export async function load(url, context, next) { process.stderr.write(`LOADED ${url}\\n`); return next(url, context); }\n');
+  writeFileSync(hook, HOOK_SOURCE);
 });
 afterAll(async () => {
   await gateway.close();
   user.cleanup();
 });
 
-/** The bundle's own files the run loaded (dist/cli.js and chunk names), from the loader hook. */
-async function loadedBundleFiles(args: string[]): Promise<{ files: string[]; stdout: string; code: number | null }> {
-  const result = await runCli(args, { env: { ...user.env(), NODE_OPTIONS: `--no-warnings --experimental-loader=${hook}` } });
-  const files = result.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('LOADED ') && line.includes('/dist/'))
-    .map((line) => line.slice(line.indexOf('/dist/') + 1));
-  return { files, stdout: result.stdout, code: result.code };
+interface Loaded {
+  /** Path from `dist/` on, e.g. `dist/chunks/one-shot-AB12.js`. */
+  file: string;
+  tags: string[];
 }
 
+function parseLoads(stderr: string): Loaded[] {
+  return stderr
+    .split('\n')
+    .map((line) => /^LOADED (\S+) \[([^\]]*)\]$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && m[1].includes('/dist/'))
+    .map((m) => ({ file: m[1].slice(m[1].indexOf('/dist/') + 1), tags: m[2] === '' ? [] : m[2].split(',') }));
+}
+
+const loaderEnv = () => ({ ...user.env(), NODE_OPTIONS: `--no-warnings --experimental-loader=${hook}` });
+
+async function loadsOf(args: string[], stdin?: string) {
+  const result = await runCli(args, { env: loaderEnv(), stdin });
+  return { ...result, loaded: parseLoads(result.stderr) };
+}
+
+const tagged = (loaded: Loaded[], ...tags: string[]) => loaded.filter((l) => l.tags.some((t) => tags.includes(t)));
+
 describe('what each path loads', () => {
-  it('a piped one-shot answer loads no Ink, React or Markdown code', async () => {
-    const { files, stdout, code } = await loadedBundleFiles(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'hello']);
-    expect(code).toBe(0);
-    expect(stdout).toBe('hello\n');
-    expect(files).toContain('dist/cli.js');
-    expect(files.some((f) => f.includes('one-shot'))).toBe(true);
-    expect(files.filter((f) => /\/(ink|markdown|interactive|devtools)-/.test(f))).toEqual([]);
+  it('a piped one-shot answer (stdin and a prompt) loads no Ink, React or Markdown code', async () => {
+    const run = await loadsOf(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and a prompt'], 'piped text');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('piped text\n\nand a prompt\n');
+    // The request path was really taken: the one-shot code and the HTTP stack were loaded.
+    expect(run.loaded.map((l) => l.file)).toContain('dist/cli.js');
+    expect(tagged(run.loaded, 'http')).not.toEqual([]);
+    expect(tagged(run.loaded, 'ink', 'react', 'markdown')).toEqual([]);
   });
 
-  it('--version loads only the entry chunk graph, not the request path', async () => {
-    const { files, stdout } = await loadedBundleFiles(['--version']);
-    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(files.filter((f) => /\/(one-shot|ink|markdown|server)-/.test(f))).toEqual([]);
+  it('--version through the shim loads nothing of the bundle', async () => {
+    const run = await loadsOf(['--version']);
+    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(run.loaded).toEqual([]);
   });
 
-  it('the hook does report chunks loaded by dynamic import (so the checks above can fail)', async () => {
-    const { files, stdout } = await loadedBundleFiles(['demo', '--no-save', 'hi']);
-    expect(stdout).toBe('hi\n');
-    expect(files.some((f) => /\/server-/.test(f))).toBe(true);
-    expect(files.some((f) => /\/demo-/.test(f))).toBe(true);
+  it('--version of the bundle itself (no shim) loads neither the HTTP stack nor the UI', async () => {
+    const result = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), '--version'], { env: { ...process.env, ...loaderEnv() } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ stdout, stderr, code }));
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const loaded = parseLoads(result.stderr);
+    expect(loaded.map((l) => l.file)).toContain('dist/cli.js');
+    expect(tagged(loaded, 'http', 'ink', 'react', 'markdown')).toEqual([]);
+  });
+
+  it('the markers do recognise Ink, React, Markdown and HTTP code (so the checks above can fail)', async () => {
+    // Import every chunk of the bundle under the same hook: each library must be found somewhere.
+    const chunks = readdirSync(join(repoRoot, 'dist', 'chunks')).filter((f) => f.endsWith('.js'));
+    const script = `for (const f of ${JSON.stringify(chunks)}) { try { await import('./dist/chunks/' + f); } catch {} }`;
+    const result = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, ...loaderEnv() } });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('error', reject);
+      child.on('close', () => resolve(stderr));
+    });
+    const loaded = parseLoads(result);
+    for (const tag of ['ink', 'react', 'markdown', 'http']) expect(tagged(loaded, tag), tag).not.toEqual([]);
   });
 });
