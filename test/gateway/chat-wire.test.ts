@@ -52,12 +52,42 @@ describe('Chat Completions streaming', () => {
     expect(chunks.at(-2).usage.completion_tokens).toBe(300);
   });
 
-  it('lorem-N survives a large answer read slowly (backpressure) and a cancelled read', async () => {
+  it('lorem-N read slowly (backpressure) arrives whole: every chunk, in order, finish and [DONE]', async () => {
+    const reference = payloads(await (await post(gateway(), 'chat', bodyFor('chat', 'lorem-20000', 'x', { stream: true }))).text());
     const res = await post(gateway(), 'chat', bodyFor('chat', 'lorem-20000', 'x', { stream: true }));
     const reader = res.body!.getReader();
-    await new Promise((r) => setTimeout(r, 200)); // the gateway must wait for us, not buffer everything
+    const decoder = new TextDecoder();
+    let raw = '';
+    let reads = 0;
+    // A slow reader throughout, not only before the first chunk: long pauses at the start and
+    // part-way, short ones all along. The gateway must wait for us at every point of the answer and
+    // still send each chunk exactly once, in order.
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await pause(300);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      raw += decoder.decode(value, { stream: true });
+      reads++;
+      if (reads === 32) await pause(300);
+      else if (reads % 16 === 0) await pause(2);
+    }
+    raw += decoder.decode();
+    expect(reads).toBeGreaterThan(16);
+    const chunks = payloads(raw);
+    expect(chunks.at(-1)).toBe('[DONE]');
+    expect(chunks.at(-2).choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop' }]);
+    const deltas = chunks.slice(1, -2).map((c) => c.choices[0].delta.content);
+    expect(deltas).toHaveLength(20000);
+    expect(deltas).toEqual(reference.slice(1, -2).map((c) => c.choices[0].delta.content));
+    expect(deltas.join('').split(' ')).toHaveLength(20000);
+  });
+
+  it('lorem-N: a read cancelled part-way leaves the gateway serving', async () => {
+    const res = await post(gateway(), 'chat', bodyFor('chat', 'lorem-20000', 'x', { stream: true }));
+    const reader = res.body!.getReader();
     const { value } = await reader.read();
-    expect(new TextDecoder().decode(value)).toContain('"content":"Lorem"');
+    expect(new TextDecoder().decode(value)).toContain('"role":"assistant"');
     await reader.cancel();
     const full = chatText(payloads(await (await post(gateway(), 'chat', bodyFor('chat', 'lorem-20000', 'x', { stream: true }))).text()));
     expect(full.split(' ')).toHaveLength(20000);
