@@ -125,9 +125,16 @@ describe('streamChat over Chat Completions SSE', () => {
 
   it('breaking out of the loop aborts the request', async () => {
     let closed = false;
+    let endedByServer = false;
+    let onClosed: () => void = () => {};
+    const serverSawClose = new Promise<void>((resolve) => (onClosed = resolve));
     const s = await server(async (req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.on('close', () => (closed = true));
+      res.on('close', () => {
+        closed = true;
+        endedByServer = res.writableFinished;
+        onClosed();
+      });
       for (let i = 0; i < 200 && !closed; i++) {
         res.write(`data: ${chatChunk({ content: `${i} ` })}\n\n`);
         await sleep(20);
@@ -137,8 +144,11 @@ describe('streamChat over Chat Completions SSE', () => {
     for await (const e of streamChat({ conn: connection(s.url), api: 'chat', request: request() })) {
       if (e.type === 'text') break;
     }
-    for (let i = 0; i < 50 && !closed; i++) await sleep(20);
+    // Wait for the event itself (a fixed budget of polls is a race on a loaded machine). Were the
+    // request not aborted, the close would still come, after the server's own end(): tell them apart.
+    await serverSawClose;
     expect(closed).toBe(true);
+    expect(endedByServer).toBe(false);
   });
 
   it('aborting the signal mid-stream ends it with an abort error', async () => {

@@ -3,10 +3,10 @@ import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { LISTED_MODELS, parseModel } from '../../src/gateway/models.js';
-import { type Api, bodyFor, chatText, messagesText, payloads, post, readAll, useGateway, asAny } from './support.js';
+import { type Api, bodyFor, chatText, messagesText, payloads, post, readAll, useGateway, asAny, logRecorder } from './support.js';
 
-const logLines: string[] = [];
-const gateway = useGateway({ log: (line) => logLines.push(line) });
+const gatewayLog = logRecorder();
+const gateway = useGateway({ log: gatewayLog.log });
 
 describe('routes and validation', () => {
   it('GET /v1/models lists the model families in the OpenAI list shape', async () => {
@@ -73,11 +73,12 @@ describe('request log', () => {
   });
 
   it('logs one line per request: method, path, model, status, ms', async () => {
-    logLines.length = 0;
+    gatewayLog.clear();
     await (await post(gateway(), 'chat', bodyFor('chat', 'fail-403'))).text();
-    await new Promise((r) => setTimeout(r, 20));
-    expect(logLines).toHaveLength(1);
-    expect(logLines[0]).toMatch(/^POST \/v1\/chat\/completions fail-403 403 \d+ms$/);
+    // The line is written when the response has ended, which may be after the client read it.
+    const lines = await gatewayLog.waitFor(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^POST \/v1\/chat\/completions fail-403 403 \d+ms$/);
   });
 });
 

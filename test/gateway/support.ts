@@ -19,6 +19,43 @@ export function useGateway(options: { apiKey?: string; log?: (line: string) => v
   return () => gateway;
 }
 
+export interface LogRecorder {
+  lines: string[];
+  /** Pass as the gateway's `log` option. */
+  log: (line: string) => void;
+  /** Empties the list (lines of earlier tests must not satisfy this one's checks). */
+  clear(): void;
+  /** Resolves once `count` lines were logged since the last clear(): the gateway logs after the response ends. */
+  waitFor(count: number): Promise<string[]>;
+}
+
+/** The gateway's log lines, with a wait for the event instead of a sleep that may be too short. */
+export function logRecorder(): LogRecorder {
+  const lines: string[] = [];
+  let waiters: Array<{ count: number; resolve: (lines: string[]) => void }> = [];
+  const settle = (): void => {
+    const ready = waiters.filter((w) => lines.length >= w.count);
+    waiters = waiters.filter((w) => lines.length < w.count);
+    for (const w of ready) w.resolve([...lines]);
+  };
+  return {
+    lines,
+    log(line) {
+      lines.push(line);
+      settle();
+    },
+    clear() {
+      lines.length = 0;
+    },
+    waitFor(count) {
+      return new Promise((resolve) => {
+        waiters.push({ count, resolve });
+        settle();
+      });
+    },
+  };
+}
+
 export function pathOf(api: Api): string {
   return api === 'chat' ? '/v1/chat/completions' : '/v1/messages';
 }
