@@ -227,10 +227,13 @@ export interface InputCheck {
  * The first pass over a file (SPEC §13): every line checked before anything is sent, one line at a
  * time. `problemOf` adds the checks that depend on settings (e.g. no model anywhere).
  */
-export async function checkBatchInput(lines: AsyncIterable<RawLine>, problemOf: (item: BatchItem) => string | null): Promise<InputCheck> {
+export async function checkBatchInput(
+  lines: AsyncIterable<RawLine>,
+  problemOf: (item: BatchItem) => string | null | Promise<string | null>,
+): Promise<InputCheck> {
   const check: InputCheck = { items: 0, invalid: 0 };
   for await (const parsed of parseBatchLines(lines)) {
-    const problem = parsed.kind === 'invalid' ? parsed.message : parsed.kind === 'item' ? problemOf(parsed.item) : null;
+    const problem = parsed.kind === 'invalid' ? parsed.message : parsed.kind === 'item' ? await problemOf(parsed.item) : null;
     if (problem !== null) {
       check.invalid++;
       check.first ??= { line: parsed.kind === 'item' ? parsed.item.line : parsed.line, message: problem };

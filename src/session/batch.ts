@@ -1,4 +1,4 @@
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { ExitCode, UsageError, type ExitCodeValue } from '../exit-codes.js';
 import type { ChatEvent } from '../protocol/events.js';
 import type { BatchItem, ParsedLine } from './batch-input.js';
 import { idKey } from './batch-input.js';
@@ -31,7 +31,10 @@ export interface BatchRunOptions {
   skip: ReadonlySet<string>;
   /** Lines in progress at once; the limiter below decides how many are actually sent. */
   concurrency: number;
-  /** Sends one line as its own one-turn conversation; never throws for gateway failures. */
+  /**
+   * Sends one line as its own one-turn conversation; never throws for gateway failures. A UsageError
+   * (e.g. an attachment that cannot be read) makes the line invalid: nothing was sent for it.
+   */
   send(item: BatchItem, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
   /** Problems found while running that make a line unsendable (e.g. no model): recorded as invalid. */
   precheck?(item: BatchItem): string | null;
@@ -101,7 +104,14 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
         await record({ kind: 'invalid', line: item.line, id: item.id, message: problem });
         continue;
       }
-      const outcome = await drain(options.send(item, signal));
+      let outcome: TurnOutcome;
+      try {
+        outcome = await drain(options.send(item, signal));
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        await record({ kind: 'invalid', line: item.line, id: item.id, message: error.message });
+        continue;
+      }
       await record({ kind: 'answer', item, outcome });
     }
   };

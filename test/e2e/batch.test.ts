@@ -133,6 +133,37 @@ describe('batch: per-line results', () => {
     expect(lines.find((l) => l.id === 'aliased')).toMatchObject({ status: 'complete', text: 'Lorem ipsum dolor' });
   });
 
+  it('-a goes with every line, a line\'s "attach" adds its own; a missing attachment is named before anything is sent', async () => {
+    writeFileSync(join(ctx.user.home, 'shared.txt'), 'SHARED NOTE\n');
+    // The PNG signature is enough for the type sniffing; echo names the image part.
+    writeFileSync(join(ctx.user.home, 'dot.png'), Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(32)]));
+    const input = writeInput('attach.jsonl', [
+      { id: 'plain', prompt: 'first' },
+      { id: 'img', prompt: 'second', attach: [join(ctx.user.home, 'dot.png')] },
+    ]);
+    const result = await batch([input, '-m', 'echo', '-a', join(ctx.user.home, 'shared.txt')]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = new Map(result.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((l) => [l.id, l]));
+    expect(lines.get('plain').text).toContain('SHARED NOTE');
+    expect(lines.get('plain').text).toContain('first');
+    expect(lines.get('plain').text).not.toContain('[image');
+    expect(lines.get('img').text).toContain('SHARED NOTE');
+    expect(lines.get('img').text).toMatch(/\[image image\/png 40 bytes\]/);
+
+    ctx.gateway.requests.length = 0;
+    const missing = writeInput('attach-missing.jsonl', ['fine', { prompt: 'x', attach: 'nowhere.txt' }]);
+    const refused = await batch([missing, '-m', 'echo']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/line 2: cannot attach nowhere\.txt/);
+    expect(ctx.gateway.requests).toHaveLength(0);
+    // From stdin the same line is recorded as invalid and the others are answered.
+    const piped = await batch(['-', '-m', 'echo'], { stdin: readFileSync(missing) });
+    expect(piped.code).toBe(2);
+    const out = piped.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(out.find((l) => l.id === 2)).toMatchObject({ status: 'invalid' });
+    expect(out.find((l) => l.id === 1)).toMatchObject({ status: 'complete', text: 'fine' });
+  });
+
   it('a malformed line in a file: named by number, exit 2, nothing sent, nothing written', async () => {
     const input = writeInput('bad.jsonl', ['fine', { prompt: 'x', temperature: -1 }, 'RAW:{not json', 'also fine']);
     const output = join(ctx.user.home, 'bad.out.jsonl');

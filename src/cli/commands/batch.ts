@@ -12,6 +12,8 @@ import { openConversation } from '../../session/conversation.js';
 import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
+import { checkAttachmentLimits, readAttachments } from '../../session/attachments.js';
+import type { Attachment } from '../../protocol/events.js';
 import { createBatchProgress, fileSink, streamSink } from '../../render/batch.js';
 import { connectionFrom, rememberFacts, resolveApiKey, type Io } from '../context.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
@@ -44,16 +46,38 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
   const base = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
   if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
+  // -a files go with every line (read once); a line's "attach" adds its own, read when it is sent.
+  if (options.input === '-' && chat.attach.includes('-')) throw new UsageError('--attach -: stdin holds the batch input; attach a file instead');
+  const sharedAttachments = await readAttachments(chat.attach, { stdin: io.stdin });
+  const attachmentsFor = async (item: BatchItem): Promise<Attachment[]> => {
+    const own = item.attach ? await readAttachments(item.attach) : [];
+    const all = own.length ? [...sharedAttachments, ...own] : sharedAttachments;
+    checkAttachmentLimits(all, item.prompt);
+    return all;
+  };
   const problemOf = (item: BatchItem): string | null =>
     (!base.model && item.model === undefined ? 'no "model" in the line and no default model (pass -m or: gatechat config set model <id>)' : null) ??
-    unsupportedLineField(item);
+    (item.schema !== undefined ? '"schema" is not supported by batch in this version of gatechat' : null);
+  // The first pass reads each line's attachments too (then lets them go): a missing file is found
+  // before anything is sent.
+  const checkLine = async (item: BatchItem): Promise<string | null> => {
+    const problem = problemOf(item);
+    if (problem !== null || item.attach === undefined) return problem;
+    try {
+      await attachmentsFor(item);
+      return null;
+    } catch (error) {
+      if (error instanceof UsageError) return error.message;
+      throw error;
+    }
+  };
 
   const kind = inputKind(options.input);
   if (kind === 'stdin' && io.stdin.isTTY) throw new UsageError('batch -: stdin is a terminal; pipe JSONL into it or pass a file');
   let total: number | null = null;
   if (kind === 'file') {
     // Every line checked before anything is sent, streaming: the file is read twice, never held.
-    const check = await checkBatchInput(readLines(openInput(options.input, io)), problemOf);
+    const check = await checkBatchInput(readLines(openInput(options.input, io)), checkLine);
     if (check.first) {
       const more = check.invalid > 1 ? ` (and ${check.invalid - 1} more malformed line${check.invalid > 2 ? 's' : ''})` : '';
       throw new UsageError(`batch: ${options.input} line ${check.first.line}: ${check.first.message}${more}; nothing was sent`);
@@ -126,7 +150,8 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
       skip: resume.complete,
       concurrency: options.concurrency,
       precheck: problemOf,
-      send(item, signal) {
+      async *send(item, signal) {
+        const attachments = await attachmentsFor(item);
         const settings = settingsFor(item);
         const conversation = openConversation({
           conn,
@@ -150,7 +175,7 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
             ? ({ attempt, delayMs, reason }) => warn(`[${String(item.id)}] ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`)
             : undefined,
         });
-        return conversation.send(item.prompt, signal);
+        return yield* conversation.send(item.prompt, signal, attachments);
       },
       write: (record) => sink.write(record),
       signal: controller.signal,
@@ -168,11 +193,4 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
     sink.close();
     pool.close();
   }
-}
-
-/** Until attachments and --schema exist in this build, a line asking for them is refused, not half-served. */
-function unsupportedLineField(item: BatchItem): string | null {
-  if (item.attach !== undefined) return '"attach" is not supported yet by this version of gatechat';
-  if (item.schema !== undefined) return '"schema" is not supported yet by this version of gatechat';
-  return null;
 }
