@@ -79,7 +79,18 @@ export async function rememberFacts(profile: string | undefined, model: string, 
 }
 
 /** Everything a turn needs, resolved and validated before anything is sent. */
-export async function openSession(options: ChatModeOptions, io: Io): Promise<{ settings: Settings; conn: Connection; conversation: Conversation }> {
+export interface Session {
+  settings: Settings;
+  conn: Connection;
+  conversation: Conversation;
+  /**
+   * A live terminal view draws retry notices itself: written straight to stderr they would land
+   * inside its live region, be erased by the next frame and leave stale spinner lines behind.
+   */
+  showRetryNotices(show: (line: string) => void): void;
+}
+
+export async function openSession(options: ChatModeOptions, io: Io): Promise<Session> {
   // The conversation first: its settings come before the environment and config (SPEC §6).
   const continuing = options.continueLast || options.cid !== undefined;
   const store = continuing ? new ConversationStore(dataDir()) : null;
@@ -94,6 +105,7 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
   const httpWarning = plainHttpWarning(conn);
   if (httpWarning) warn(httpWarning);
 
+  let showRetry = (line: string): void => void io.stderr.write(`${line}\n`);
   const conversation = openConversation({
     conn,
     settings: {
@@ -118,9 +130,16 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<{ s
     // demo's settings are not the user's: nothing is recorded there.
     onLearned: options.isolated ? undefined : (model, facts) => rememberFacts(settings.profile, model, facts, { log, warn }),
     onRetry: ({ attempt, delayMs, reason }) =>
-      io.stderr.write(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s\n`),
+      showRetry(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`),
   });
-  return { settings, conn, conversation };
+  return {
+    settings,
+    conn,
+    conversation,
+    showRetryNotices: (show) => {
+      showRetry = show;
+    },
+  };
 }
 
 function latestCid(store: ConversationStore): string {

@@ -4,7 +4,7 @@ import { VERSION } from '../version.js';
 import { dataDir } from '../session/paths.js';
 import { openSession, type Io } from './context.js';
 import type { ChatModeOptions } from './flags.js';
-import { useColor } from './terminal.js';
+import { isDumbTerminal, useColor } from './terminal.js';
 
 /** `gatechat chat` (or no prompt on a terminal): the Ink UI over the same Conversation as one-shot. */
 export async function runInteractive(options: ChatModeOptions, firstPrompt: string | undefined, io: Io): Promise<number> {
@@ -12,14 +12,33 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     throw new UsageError('interactive chat needs a terminal on stdin and stdout', 'pass a prompt for one-shot mode: gatechat "question"');
   }
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
-  const { conversation, settings } = await openSession(options, io);
+  const { conversation, settings, showRetryNotices } = await openSession(options, io);
+  const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
+  if (isDumbTerminal()) {
+    // No cursor movement at all: a plain line-by-line chat instead of the Ink UI (SPEC §8).
+    const [{ runLineChat }, { openInputHistory }] = await Promise.all([
+      import('../render/line-chat.js'),
+      import('../render/ink/input-history.js'),
+    ]);
+    return runLineChat({
+      conversation,
+      firstPrompt,
+      history: openInputHistory(inputHistoryFile, { write: settings.save }),
+      showReasoning: options.showReasoning,
+      version: VERSION,
+      stdin: io.stdin,
+      stdout: io.stdout,
+      stderr: io.stderr,
+    });
+  }
   const { runInteractiveChat } = await import('../render/ink/index.js');
   return runInteractiveChat({
     conversation,
     firstPrompt,
-    inputHistoryFile: join(dataDir(), 'input-history.jsonl'),
+    inputHistoryFile,
     // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
     saveInputHistory: settings.save,
+    showRetryNotices,
     color: useColor(io.stdout),
     showReasoning: options.showReasoning,
     version: VERSION,

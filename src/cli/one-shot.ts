@@ -10,7 +10,8 @@ import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
 import { openSession, type Io } from './context.js';
 import type { ChatModeOptions } from './flags.js';
-import { useColor } from './terminal.js';
+import { isDumbTerminal, useColor } from './terminal.js';
+import { footerText } from '../render/footer.js';
 
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
 function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
@@ -48,7 +49,7 @@ async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, rende
 /** One turn, rendered for scripts (pipe, --json, --jsonl) or for a person (Ink on a TTY). */
 export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
   // Settings first: a missing base URL fails at once instead of after reading a large stdin.
-  const { conversation } = await openSession(options, io);
+  const { conversation, showRetryNotices } = await openSession(options, io);
   const attachments = await readAttachments(options.attach, { stdin: io.stdin });
   const prompt = await readPromptInput({
     stdin: io.stdin,
@@ -73,7 +74,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     if (options.output === 'auto' && options.extract) {
       const renderer = createExtractRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
       outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
-    } else if (options.output === 'auto' && io.stdout.isTTY) {
+    } else if (options.output === 'auto' && io.stdout.isTTY && !isDumbTerminal()) {
       const { renderOneShotTty } = await import('../render/ink/index.js');
       outcome = await renderOneShotTty({
         // The Ink view owns Ctrl-C in raw mode; signals from outside still abort through controller.
@@ -83,6 +84,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
         color: useColor(io.stdout),
         showReasoning: options.showReasoning,
         quiet: options.quiet,
+        showRetryNotices,
       });
     } else {
       const renderer =
@@ -90,8 +92,12 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
           ? createJsonRenderer(io.stdout, { extract: options.extract })
           : options.output === 'jsonl'
             ? createJsonlRenderer(io.stdout, { extract: options.extract })
-            : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
+            : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning, terminal: io.stdout.isTTY });
       outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
+      // TERM=dumb on a terminal: the footer the live view would show, as one plain line.
+      if (options.output === 'auto' && io.stdout.isTTY && !options.quiet) {
+        io.stderr.write(`${footerText(outcome, conversation.settings.model, conversation.settings.api)}\n`);
+      }
     }
   } finally {
     signals.dispose();

@@ -4,3 +4,8 @@ export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = pr
   if (env.TERM === 'dumb') return false;
   return Boolean(stream.isTTY);
 }
+
+/** A terminal that takes no cursor movement (SPEC §8): plain text as it arrives, like a pipe. */
+export function isDumbTerminal(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.TERM === 'dumb';
+}

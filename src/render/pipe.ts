@@ -3,19 +3,27 @@ import type { ChatEvent, ToolCall } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { CoalescingWriter, writeWithBackpressure } from './output.js';
+import { TerminalSanitizer } from './terminal-text.js';
 
 export interface PipeRendererOptions {
   stdout: Writable;
   stderr: Writable;
   showReasoning: boolean;
+  /**
+   * stdout is a terminal that cannot take the live view (TERM=dumb): the same plain stream, but drawn
+   * without the gateway's escape codes (SPEC §8). A pipe gets the bytes unchanged.
+   */
+  terminal?: boolean;
 }
 
 /**
  * Plain output for a non-TTY stdout (SPEC §4): the answer's deltas as they arrive, a final newline,
  * then one JSON line per tool call. Reasoning goes to stderr so stdout stays the answer only.
  */
-export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRendererOptions): OneShotRenderer {
+export function createPipeRenderer({ stdout, stderr, showReasoning, terminal = false }: PipeRendererOptions): OneShotRenderer {
   const out = new CoalescingWriter(stdout);
+  const textSafe = terminal ? new TerminalSanitizer() : null;
+  const reasoningSafe = terminal ? new TerminalSanitizer() : null;
   const toolCalls: ToolCall[] = [];
   let lastText = '';
   let reasoningOpen = false;
@@ -31,19 +39,23 @@ export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRender
   return {
     async event(event: ChatEvent) {
       switch (event.type) {
-        case 'text':
-          if (!event.delta) return;
+        case 'text': {
+          const delta = textSafe ? textSafe.push(event.delta) : event.delta;
+          if (!delta) return;
           await closeReasoning();
-          lastText = event.delta;
-          await out.write(event.delta);
+          lastText = delta;
+          await out.write(delta);
           return;
-        case 'reasoning':
-          if (!showReasoning || !event.delta) return;
+        }
+        case 'reasoning': {
+          const delta = reasoningSafe ? reasoningSafe.push(event.delta) : event.delta;
+          if (!showReasoning || !delta) return;
           // Keep the two streams in order on a shared terminal: answer text so far goes out first.
           await out.flush();
           reasoningOpen = true;
-          stderr.write(event.delta);
+          stderr.write(delta);
           return;
+        }
         case 'tool_call':
           toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
           return;

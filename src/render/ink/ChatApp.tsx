@@ -32,6 +32,8 @@ export interface ChatAppProps {
   version: string;
   onExit(code: number): void;
   editor?: (initial: string) => { text: string | null; error?: string };
+  /** Retry notices join the transcript instead of being written into the live region. */
+  showRetryNotices?: (show: (line: string) => void) => void;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -236,6 +238,7 @@ export function ChatApp(props: ChatAppProps) {
 
   // Mount: load Markdown in the background, send the first prompt, turn on bracketed paste.
   useEffect(() => {
+    props.showRetryNotices?.((line) => notice(line, 'warn'));
     write('\u001B[?2004h');
     const markdown = loadMarkdown();
     if (props.firstPrompt?.trim()) {

@@ -21,6 +21,8 @@ export interface OneShotAppProps {
   quiet: boolean;
   /** Ctrl-C arrives as a key only when stdin is the terminal (not when a prompt was piped in). */
   keys: boolean;
+  /** Retry notices are written through Ink, above the live region (see cli/context.ts). */
+  showRetryNotices?: (show: (line: string) => void) => void;
   onDone(outcome: TurnOutcome): void;
 }
 
@@ -30,7 +32,7 @@ const DIM = (text: string, color: boolean) => (color ? `\u001B[2m${text}\u001B[2
  * One turn on a terminal: spinner, live Markdown, tool calls. Only the answer and tool calls reach
  * stdout; reasoning goes to stderr (SPEC §4), written before the answer that follows it.
  */
-export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: OneShotAppProps) {
+export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNotices, onDone }: OneShotAppProps) {
   const { exit } = useApp();
   const { write: writeStderr } = useStderr();
   const { columns, rows } = useTerminalSize();
@@ -54,6 +56,7 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, onDone }: O
   };
 
   useEffect(() => {
+    showRetryNotices?.((line) => writeStderr(`${line}\n`));
     dispatch({ type: 'turn-start', prompt: '', now: Date.now() });
     const onBatch = (batch: DeltaBatch) => {
       if (batch.reasoning && !reasoning.current.written) reasoning.current.text += batch.reasoning;

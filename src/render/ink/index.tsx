@@ -6,11 +6,12 @@ import { render } from 'ink';
 import type { Api, ChatEvent } from '../../protocol/events.js';
 import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { ExitCode } from '../../exit-codes.js';
+export { footerText } from '../footer.js';
 import { ChatApp } from './ChatApp.js';
 import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
 import { loadMarkdown } from './markdown-loader.js';
-import { sanitizeForTerminal } from '../terminal-text.js';
+import { footerText } from '../footer.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
@@ -24,6 +25,8 @@ export interface InteractiveChatOptions {
   version: string;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
+  /** Hands the view the retry notices, to draw above its live region. */
+  showRetryNotices?: (show: (line: string) => void) => void;
 }
 
 // Ink options: Ctrl-C is ours (cancel / clear / exit twice); incremental rendering rewrites only
@@ -49,6 +52,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       color={opts.color}
       showReasoning={opts.showReasoning}
       version={opts.version}
+      showRetryNotices={opts.showRetryNotices}
       onExit={(c) => {
         code = c;
       }}
@@ -82,16 +86,10 @@ export interface OneShotTtyOptions {
   color: boolean;
   showReasoning: boolean;
   quiet: boolean;
+  showRetryNotices?: (show: (line: string) => void) => void;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
-}
-
-/** `model · in/out tokens · seconds` for the one-shot footer. */
-export function footerText(outcome: TurnOutcome, model: string, api: Api): string {
-  const { input_tokens: input, output_tokens: output } = outcome.result.usage;
-  const tokens = `in ${input ?? '–'} / out ${output ?? '–'} tokens`;
-  return `${outcome.result.model ?? model} · ${api} · ${tokens} · ${(outcome.timings.totalMs / 1000).toFixed(1)}s`;
 }
 
 /** One turn with the live view on a terminal; Ctrl-C aborts and resolves with the cancelled outcome. */
@@ -106,6 +104,7 @@ export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOut
       showReasoning={opts.showReasoning}
       quiet={opts.quiet}
       keys={Boolean(stdin.isTTY)}
+      showRetryNotices={opts.showRetryNotices}
       onDone={(o) => {
         outcome = o;
       }}
@@ -116,8 +115,7 @@ export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOut
   const done = outcome as TurnOutcome | null;
   if (!done) throw new Error('the one-shot view ended without an outcome');
   if (!opts.quiet) {
-    // The model name in the footer is the one the gateway reported.
-    const footer = sanitizeForTerminal(footerText(done, opts.model, opts.api));
+    const footer = footerText(done, opts.model, opts.api);
     stderr.write(`${opts.color ? `\u001B[2m${footer}\u001B[22m` : footer}\n`);
   }
   return done;

@@ -1,0 +1,174 @@
+/**
+ * Interactive chat on a terminal that takes no cursor movement (TERM=dumb: Emacs shell-mode, some
+ * IDE consoles, serial lines). No Ink: the terminal's own line editing reads each prompt, and the
+ * answer is printed as it arrives, without escape codes — the gateway's removed, none of our own.
+ * Slash commands are the Ink chat's, minus the two that need a full terminal (/copy, /edit).
+ */
+import { createInterface } from 'node:readline';
+import type { ChatEvent } from '../protocol/events.js';
+import type { Conversation, TurnOutcome } from '../session/types.js';
+import { ExitCode } from '../exit-codes.js';
+import { parseInput } from './ink/commands.js';
+import type { InputHistory } from './ink/input-history.js';
+import { runCommand, type CommandContext } from './ink/slash-commands.js';
+import { sanitizeForTerminal, TerminalSanitizer } from './terminal-text.js';
+
+export interface LineChatOptions {
+  conversation: Conversation;
+  firstPrompt?: string;
+  history: InputHistory;
+  showReasoning: boolean;
+  version: string;
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+const PROMPT = '› ';
+
+/** Chat until /exit, Ctrl-D (end of input) or Ctrl-C twice at the prompt; SIGTERM / SIGHUP end it too. */
+export async function runLineChat(opts: LineChatOptions): Promise<number> {
+  const { conversation, stdout, stderr } = opts;
+  let showReasoning = opts.showReasoning;
+  let running: AbortController | null = null;
+  let turn: Promise<void> | null = null;
+  let lastAnswer: string | null = null;
+  let exitArmed = false;
+  let leaving = false;
+  let code: number = ExitCode.ok;
+  const print = (line: string) => stdout.write(`${sanitizeForTerminal(line)}\n`);
+
+  const rl = createInterface({ input: opts.stdin, terminal: false, crlfDelay: Infinity });
+
+  const runTurn = async (events: AsyncGenerator<ChatEvent, TurnOutcome, void>) => {
+    const text = new TerminalSanitizer();
+    const reasoning = new TerminalSanitizer();
+    let atLineStart = true;
+    let inReasoning = false;
+    const write = (stream: NodeJS.WritableStream, piece: string) => {
+      if (!piece) return;
+      stream.write(piece);
+      atLineStart = piece.endsWith('\n');
+    };
+    let outcome: TurnOutcome;
+    while (true) {
+      const step = await events.next();
+      if (step.done) {
+        outcome = step.value;
+        break;
+      }
+      const event = step.value;
+      if (event.type === 'text') {
+        if (inReasoning) {
+          if (!atLineStart) stderr.write('\n');
+          atLineStart = true;
+          inReasoning = false;
+        }
+        write(stdout, text.push(event.delta));
+      } else if (event.type === 'reasoning' && showReasoning) {
+        inReasoning = true;
+        write(stderr, reasoning.push(event.delta));
+      } else if (event.type === 'tool_call') {
+        if (!atLineStart) stdout.write('\n');
+        atLineStart = true;
+        print(`[tool call ${event.name} ${event.id}] ${JSON.stringify(event.arguments)}`);
+      }
+    }
+    write(stdout, text.end());
+    if (!atLineStart) stdout.write('\n');
+    lastAnswer = outcome.result.text || lastAnswer;
+    if (outcome.status === 'cancelled') print('⊘ cancelled');
+    else if (outcome.error) print(`✗ failed: ${outcome.error.message}${outcome.error.hint ? ` (${outcome.error.hint})` : ''}`);
+    else if (outcome.status === 'interrupted') print('✗ interrupted');
+    else if (outcome.result.finish_reason === 'length') print('answer cut off at the token limit (finish_reason: length)');
+  };
+
+  const startTurn: CommandContext['startTurn'] = (events, _prompt, controller) => {
+    running = controller;
+    turn = runTurn(events).finally(() => {
+      running = null;
+    });
+  };
+
+  const context: CommandContext = {
+    conversation,
+    notice: (text) => print(text),
+    startTurn,
+    exit: () => {
+      leaving = true;
+      rl.close();
+    },
+    toggleReasoning: (show) => {
+      showReasoning = show ?? !showReasoning;
+      print(`reasoning ${showReasoning ? 'shown' : 'hidden'}`);
+    },
+    reset: () => print(`new conversation · ${conversation.settings.model} · ${conversation.settings.api}`),
+    copy: () => {
+      throw new Error('needs a terminal that takes OSC 52 escape codes, and TERM=dumb does not');
+    },
+    lastAnswer: () => lastAnswer,
+    edit: () => print('/edit needs a full terminal for the editor (TERM=dumb); type or paste the prompt instead'),
+  };
+
+  const handle = async (line: string) => {
+    const parsed = parseInput(line);
+    if (parsed.kind === 'prompt') {
+      if (!line.trim()) return;
+      opts.history.append(line);
+      const controller = new AbortController();
+      startTurn(conversation.send(line, controller.signal), line, controller);
+    } else if (parsed.kind === 'command') {
+      runCommand(parsed.name, parsed.arg, context);
+    } else {
+      const guess = parsed.suggestion ? ` — did you mean /${parsed.suggestion}?` : '';
+      print(`unknown command /${parsed.name}${guess} (/help lists commands)`);
+    }
+    if (turn) {
+      await turn;
+      turn = null;
+    }
+  };
+
+  const onInterrupt = () => {
+    if (running) return running.abort();
+    if (exitArmed) return context.exit();
+    exitArmed = true;
+    stdout.write('\npress Ctrl-C again to exit\n' + PROMPT);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    code = signal === 'SIGHUP' ? 129 : ExitCode.terminated;
+    running?.abort();
+    context.exit();
+  };
+  process.on('SIGINT', onInterrupt);
+  process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
+
+  print(`gatechat ${opts.version} · ${conversation.settings.model} · ${conversation.settings.api} · /help for commands · Ctrl-D exits`);
+  try {
+    if (opts.firstPrompt?.trim()) await handle(opts.firstPrompt);
+    let pending = '';
+    stdout.write(PROMPT);
+    for await (const line of rl) {
+      exitArmed = false;
+      // A trailing backslash continues the prompt on the next line, as in the Ink chat and a shell.
+      if (line.endsWith('\\')) {
+        pending += `${line.slice(0, -1)}\n`;
+        continue;
+      }
+      await handle(pending + line);
+      pending = '';
+      if (leaving) break;
+      stdout.write(PROMPT);
+    }
+    // End of input (Ctrl-D) during an answer: let it finish and be recorded.
+    if (turn) await turn;
+    if (!leaving) stdout.write('\n');
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    rl.close();
+  }
+  return code;
+}

@@ -1,0 +1,66 @@
+// SPEC §8: TERM=dumb means no cursor movement at all — no spinner, no live region, no synchronized
+// output; text is printed as it arrives. Checked on the raw bytes written to a real pty.
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { binPath, shellQuoteArgs } from '../helpers/cli.js';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { runInPty, visible } from '../helpers/pty.js';
+import { TmuxSession } from '../helpers/tmux.js';
+
+const ESC = '\u001B';
+const ctx = useGatewayAndUser();
+const sessions: TmuxSession[] = [];
+afterEach(() => {
+  for (const s of sessions.splice(0)) s.kill();
+});
+
+/** The binary in tmux with TERM=dumb, every byte it writes recorded. */
+function launchDumb(args: string[]) {
+  const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, ...args]), {
+    width: 80,
+    height: 24,
+    env: { ...ctx.user.env(), TERM: 'dumb', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined },
+  });
+  sessions.push(session);
+  const file = join(ctx.user.home, 'raw.bin');
+  session.record(file);
+  return { session, raw: () => (existsSync(file) ? readFileSync(file, 'utf8') : '') };
+}
+
+describe('TERM=dumb', () => {
+  it('one-shot prints plain text with no escape codes at all, and keeps the answer safe', async () => {
+    const { code, raw } = await runInPty(['--base-url', ctx.base, '-m', 'echo', `plain answer${ESC}]2;PWNED${ESC}\\ here`], {
+      env: { ...ctx.user.env(), TERM: 'dumb' },
+    });
+    expect(code, visible(raw)).toBe(0);
+    expect(raw).toContain('plain answer here');
+    expect(raw, visible(raw)).not.toContain(ESC);
+    expect(raw).not.toContain('PWNED');
+  });
+
+  it('one-shot streams the answer as it arrives (the first words show while the rest is coming)', async () => {
+    const { session: s, raw } = launchDumb(['--base-url', ctx.base, '-m', 'slow-150', '--max-tokens', '30', 'go']);
+    await s.waitForText('Lorem');
+    expect(s.exitStatus()).toBeNull();
+    expect(await s.waitForExit(20_000)).toBe(0);
+    expect(raw(), visible(raw())).not.toContain(ESC);
+  });
+
+  it('chat is a plain line-by-line conversation: prompts in, answers out, no escape codes; Ctrl-D leaves', async () => {
+    const { session: s, raw } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'echo', '--no-save']);
+    await s.waitForText('/help');
+    s.type('hello dumb terminal');
+    s.keys('Enter');
+    await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === 'hello dumb terminal'), 'the answer line');
+    s.type('/model lorem-3');
+    s.keys('Enter');
+    await s.waitForText('model: lorem-3');
+    s.type('more');
+    s.keys('Enter');
+    await s.waitForText('Lorem ipsum dolor');
+    s.keys('C-d');
+    expect(await s.waitForExit()).toBe(0);
+    expect(raw(), visible(raw())).not.toContain(ESC);
+  });
+});
