@@ -90,7 +90,8 @@ describeInTerminal('interactive chat in a pseudo-terminal', () => {
     s.paste('first pasted line\nsecond pasted line');
     await s.waitForText('second pasted line');
     s.keys('Enter');
-    await s.waitFor((text) => text.includes('first pasted line second pasted line'), 'one answer for both lines');
+    // One answer holding both lines, its line break kept (SPEC §8: a soft break stays a line break).
+    await s.waitFor((text) => /^ {2}first pasted line\n {2}second pasted line$/m.test(text), 'one answer for both lines');
     s.keys('Up');
     await s.waitFor((text) => /│ › first pasted line/.test(text), 'the recalled prompt');
   });

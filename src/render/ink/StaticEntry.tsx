@@ -3,6 +3,7 @@ import { sanitizeForTerminal as safe } from '../terminal-text.js';
 import type { StaticItem } from './chat-state.js';
 import { renderMarkdownText } from './markdown-loader.js';
 import { ToolCallBlock } from './ToolCallBlock.js';
+import { visibleWidth } from './wrap.js';
 
 const TONE_COLOR = { info: undefined, error: 'red', warn: 'yellow', dim: 'gray' } as const;
 
@@ -26,12 +27,20 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
           </Box>
         </Box>
       );
-    case 'answer':
+    case 'answer': {
+      const text = renderMarkdownText(item.text, width - 2, color);
+      // Wrapped already, by rules Ink does not know: a URL longer than the line runs past the width
+      // (the terminal soft-wraps it, so it stays whole). A box as wide as the widest line keeps Ink
+      // from splitting it again (a little slack for width measures that differ on emoji).
+      const widest = Math.max(...text.split('\n').map(visibleWidth));
       return (
         <Box paddingLeft={2} marginTop={1}>
-          <Text>{renderMarkdownText(item.text, width - 2, color)}</Text>
+          <Box width={widest > width - 2 ? widest + 2 : width - 2} flexShrink={0}>
+            <Text>{text}</Text>
+          </Box>
         </Box>
       );
+    }
     case 'reasoning':
       return (
         <Box paddingLeft={2} marginTop={1}>

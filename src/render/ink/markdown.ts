@@ -5,6 +5,7 @@
 import { Marked, type Tokens } from 'marked';
 import Renderer from 'marked-terminal';
 import { stripAnsi } from './text.js';
+import { wrapLine } from './wrap.js';
 
 const METHODS = [
   'text', 'code', 'blockquote', 'html', 'heading', 'hr', 'list', 'listitem', 'checkbox', 'paragraph',
@@ -34,7 +35,9 @@ export function fitColumns(natural: number[], width: number): number[] | null {
 }
 
 function createMarked(width: number): Marked {
-  const renderer = new Renderer({ width, reflowText: true, tab: 2, emoji: false, showSectionPrefix: true });
+  // No reflow by marked-terminal: it joins a paragraph's single line breaks (poems, addresses) and
+  // splits long words (URLs) at the width. wrapRendered() wraps afterwards, by our rules.
+  const renderer = new Renderer({ width, reflowText: false, tab: 2, emoji: false, showSectionPrefix: true });
   const extension: { renderer: Record<string, (...args: unknown[]) => unknown>; useNewRenderer: boolean } = {
     renderer: {},
     useNewRenderer: true,
@@ -63,6 +66,17 @@ function createMarked(width: number): Marked {
   return new Marked(extension as never);
 }
 
+// A table row (cli-table3 borders): already fitted to the width by fitColumns, never re-wrapped.
+const TABLE_LINE = /^(?:\u001B\[[0-9;]*m)*\s*[┌│├└]/;
+
+/** Wraps at spaces, never inside a word (URL), keeping each line's indentation (code, lists). */
+function wrapRendered(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => (TABLE_LINE.test(line) ? [line] : wrapLine(line, width)))
+    .join('\n');
+}
+
 /** Renders one complete or partial Markdown text; no trailing blank lines. */
 export function renderMarkdown(text: string, width: number, color: boolean): string {
   const w = Math.max(20, width);
@@ -78,6 +92,6 @@ export function renderMarkdown(text: string, width: number, color: boolean): str
   } catch {
     out = text;
   }
-  out = out.replace(/\s+$/, '');
+  out = wrapRendered(out.replace(/\s+$/, ''), w);
   return color ? out : stripAnsi(out);
 }
