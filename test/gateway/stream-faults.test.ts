@@ -162,9 +162,14 @@ it('close() ends stalled and slow responses instead of waiting for them', async 
   const own = await startGateway({ port: 0 });
   const stalled = await post(own, 'chat', bodyFor('chat', 'stall-after-1', 'x', { stream: true }));
   const slow = await post(own, 'messages', bodyFor('messages', 'slow-60000', 'x', { stream: true }));
-  const stalledRead = readAll(stalled);
-  const slowRead = readAll(slow);
-  await new Promise((r) => setTimeout(r, 100));
+  // Close only once both have sent their first word (waiting for it, not a fixed sleep).
+  let stalledStarted!: () => void;
+  let slowStarted!: () => void;
+  const started1 = new Promise<void>((resolve) => (stalledStarted = resolve));
+  const started2 = new Promise<void>((resolve) => (slowStarted = resolve));
+  const stalledRead = readAll(stalled, (text) => text.includes('"Lorem"') && stalledStarted());
+  const slowRead = readAll(slow, (text) => text.includes('"Lorem"') && slowStarted());
+  await Promise.all([started1, started2]);
   const started = Date.now();
   await own.close();
   expect(Date.now() - started).toBeLessThan(5000);

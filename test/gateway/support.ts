@@ -122,8 +122,11 @@ export function messagesText(events: any[], kind: 'text_delta' | 'thinking_delta
     .join('');
 }
 
-/** Reads a body chunk by chunk until it ends or fails; returns what arrived and how it ended. */
-export async function readAll(response: Response): Promise<{ text: string; reads: number; error: Error | null }> {
+/**
+ * Reads a body chunk by chunk until it ends or fails; returns what arrived and how it ended.
+ * `onRead` sees the text so far after each read (to wait for a point in the stream).
+ */
+export async function readAll(response: Response, onRead?: (textSoFar: string) => void): Promise<{ text: string; reads: number; error: Error | null }> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -134,6 +137,7 @@ export async function readAll(response: Response): Promise<{ text: string; reads
       if (done) break;
       reads++;
       text += decoder.decode(value, { stream: true });
+      onRead?.(text);
     }
     return { text: text + decoder.decode(), reads, error: null };
   } catch (error) {
