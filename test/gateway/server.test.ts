@@ -133,3 +133,32 @@ describe('gzip (model name ending +gzip, client accepting gzip)', () => {
     expect(named.headers['content-encoding']).toBeUndefined();
   });
 });
+
+describe('tool calls in the history', () => {
+  const call = { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } };
+  const chatHistory = (...after: unknown[]) => [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [call] }, ...after];
+  const use = { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} };
+  const messagesHistory = (...after: unknown[]) => [{ role: 'user', content: 'q' }, { role: 'assistant', content: [use] }, ...after];
+
+  it('must each be answered right after, as the vendors require (400 with their wording)', async () => {
+    const refused = async (api: Api, messages: unknown[]) => {
+      const res = await post(gateway(), api, bodyFor(api, 'echo', 'x', { messages }));
+      expect(res.status, JSON.stringify(messages)).toBe(400);
+      return (await res.json().then(asAny)).error.message as string;
+    };
+    expect(await refused('chat', chatHistory({ role: 'user', content: 'merged' }))).toContain('did not have response messages: call_1');
+    expect(await refused('chat', chatHistory())).toContain('call_1');
+    expect(await refused('chat', [{ role: 'user', content: 'q' }, { role: 'tool', tool_call_id: 'x', content: 'r' }])).toContain("role 'tool' must be a response");
+    expect(await refused('messages', messagesHistory({ role: 'user', content: 'merged' }))).toContain('`tool_use` ids were found without `tool_result` blocks immediately after: toolu_1');
+  });
+
+  it('answered calls are accepted', async () => {
+    const chat = await post(gateway(), 'chat', bodyFor('chat', 'echo', 'x', { messages: chatHistory({ role: 'tool', tool_call_id: 'call_1', content: 'r' }) }));
+    expect(chat.status).toBe(200);
+    await chat.text();
+    const answered = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'r' }] };
+    const messages = await post(gateway(), 'messages', bodyFor('messages', 'echo', 'x', { messages: messagesHistory(answered) }));
+    expect(messages.status).toBe(200);
+    await messages.text();
+  });
+});
