@@ -30,7 +30,8 @@ export function toContextMessages(
     unanswered = [];
   };
   for (const { prompt: asked, result, attachments: files } of turns) {
-    if (result.text === '' && result.tool_calls.length === 0) continue;
+    // Whitespace alone counts as nothing: the Messages interface refuses a blank assistant text.
+    if (result.text.trim() === '' && result.tool_calls.length === 0) continue;
     userTurn(asked, files);
     const calls = result.tool_calls;
     messages.push(calls.length > 0 ? { role: 'assistant', content: result.text, tool_calls: [...calls] } : { role: 'assistant', content: result.text });

@@ -26,7 +26,7 @@ describe('toContextMessages', () => {
   });
 
   it('leaves out turns that got neither text nor tool calls, and never merges prompts', () => {
-    const turns = [turn('q1', '', 'error'), turn('q1', 'a1'), turn('q2', '', 'error'), turn('q2', '', 'cancelled'), turn('q2', '', 'interrupted')];
+    const turns = [turn('q1', '', 'error'), turn('q1', 'a1'), turn('q2', '', 'error'), turn('q2', '\n ', 'cancelled'), turn('q2', '', 'interrupted')];
     expect(toContextMessages(turns, 'q2')).toEqual([
       { role: 'user', content: 'q1' },
       { role: 'assistant', content: 'a1' },
