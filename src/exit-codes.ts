@@ -9,6 +9,8 @@ export const ExitCode = {
   server: 6,
   network: 7,
   truncated: 8,
+  /** --schema: the answer is not JSON matching the schema (the answer is still printed). */
+  SchemaMismatch: 9,
   interrupted: 130,
   terminated: 143,
 } as const;

@@ -4,6 +4,7 @@ import { runApiKeyCommand } from '../config/api-key-cmd.js';
 import { ConversationStore } from '../session/conversation-store.js';
 import { dataDir } from '../session/paths.js';
 import { openConversation } from '../session/conversation.js';
+import { compileAnswerSchema } from '../session/answer-schema.js';
 import type { Conversation } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 import { plainHttpWarning } from '../transport/http.js';
@@ -104,6 +105,8 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<Ses
 
   const httpWarning = plainHttpWarning(conn);
   if (httpWarning) warn(httpWarning);
+  // Compiled before anything is sent: a schema ajv cannot use is a usage error, not exit 9 later.
+  const answerSchema = options.schema ? { schema: options.schema, check: await compileAnswerSchema(options.schema) } : undefined;
 
   let showRetry = (line: string): void => void io.stderr.write(`${line}\n`);
   const conversation = openConversation({
@@ -123,7 +126,9 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<Ses
     record: settings.save,
     // A piped answer is written delta by delta and needed by nothing after: don't hold it (a 50 MB
     // answer would otherwise sit in memory once more). --json, --jsonl and the terminal views need it.
-    retainText: !(options.output === 'auto' && !io.stdout.isTTY),
+    // --schema needs the whole answer to check it.
+    retainText: answerSchema !== undefined || !(options.output === 'auto' && !io.stdout.isTTY),
+    answerSchema,
     resume,
     log,
     warn,

@@ -5,6 +5,7 @@ import type { TurnOutcome } from '../session/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { createPipeRenderer } from '../render/pipe.js';
 import { createExtractRenderer } from '../render/extract.js';
+import { createDocumentRenderer } from '../render/document.js';
 import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
@@ -92,7 +93,9 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
           ? createJsonRenderer(io.stdout, { extract: options.extract })
           : options.output === 'jsonl'
             ? createJsonlRenderer(io.stdout, { extract: options.extract })
-            : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning, terminal: io.stdout.isTTY });
+            : options.schema
+              ? createDocumentRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning, terminal: io.stdout.isTTY })
+              : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning, terminal: io.stdout.isTTY });
       outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
       // TERM=dumb on a terminal: the footer the live view would show, as one plain line.
       if (options.output === 'auto' && io.stdout.isTTY && !options.quiet) {

@@ -30,6 +30,7 @@ export function addChatOptions(command: Command): Command {
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
     .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
+    .option('--schema <json|file|fields>', 'ask for JSON matching a schema and check the answer (inline JSON Schema, a file, or fields: "name, age int, tags: short labels"); exit 9 when it does not match')
     .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
     .option('--cid <id>', 'continue conversation <id> (see: gatechat history list)')
     .option('--no-save', 'do not record this exchange (default: recorded)')
@@ -117,9 +118,10 @@ export function createRootCommand(): Command {
       '  gatechat --json "hi" | jq -r .text    one JSON object for scripts (--jsonl: one event per line)\n' +
       '  gatechat                              interactive chat when stdin and stdout are terminals\n' +
       '  gatechat -a shot.png "what is wrong?"  attach files, images, PDFs or a directory (repeatable)\n' +
+      '  gatechat --schema \'title, year int\' "a film" | jq .title   JSON matching a schema, checked (exit 9 if not)\n' +
       '  gatechat demo "hello"                 try it against the embedded dev gateway, no account needed\n' +
       '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
-      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 130 interrupted · 143 terminated\n' +
+      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 130 interrupted · 143 terminated\n' +
       'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +
       'Environment: GATECHAT_BASE_URL, GATECHAT_API_KEY, GATECHAT_MODEL, GATECHAT_PROFILE, GATECHAT_CONFIG_DIR, GATECHAT_DATA_DIR, NO_COLOR',
   );

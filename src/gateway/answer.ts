@@ -12,6 +12,7 @@ import {
   tokensOf,
 } from './text.js';
 import type { Answer, Api, Finish, Tokens, ToolCallAnswer } from './types.js';
+import { brokenSample, requestedSchema, sampleFor } from './json-document.js';
 
 export const THINK_TEXT = 'The user wants their words back. I will repeat the last user message exactly as written.';
 const SLOW_DEFAULT_WORDS = 50;
@@ -49,6 +50,9 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
     case 'error-event':
     case 'error-chunk':
       return { reasoning: noTokens, text: loremTokens(WORDS_BEFORE_ERROR + CUT_MARGIN_WORDS) };
+    case 'json':
+      // Answered before content() is reached (buildJsonAnswer); here only for exhaustiveness.
+      return { reasoning: noTokens, text: noTokens };
     case 'echo':
     case 'tool':
     case 'max-completion-tokens':
@@ -82,6 +86,7 @@ export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string,
       answer: { reasoning: noTokens, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: tool.fragments.length },
     };
   }
+  if (behaviour.kind === 'json') return buildJsonAnswer(api, behaviour.bad, body, inputTokens);
   let { reasoning, text } = content(behaviour, body, limit);
   let finish: Finish = 'stop';
   // slow-N sizes itself by max_tokens; big-M is sized by its name alone, since the Messages
@@ -96,4 +101,25 @@ export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string,
     ok: true,
     answer: { reasoning, text, tool: null, finish, inputTokens, outputTokens: reasoning.count + text.count },
   };
+}
+
+/**
+ * `json` / `json-bad`: a document for the request's schema — pretty-printed text on Chat
+ * Completions (several tokens, so streaming is exercised), the forced tool's input on Messages.
+ */
+function buildJsonAnswer(api: Api, bad: boolean, body: Record<string, unknown>, inputTokens: number): AnswerResult {
+  const requested = requestedSchema(api, body);
+  if (!requested) {
+    const where = api === 'chat' ? 'response_format {"type":"json_schema"}' : 'a tool forced by tool_choice {"type":"tool"}';
+    return { ok: false, message: `model 'json' answers the request's schema, but the request has none (send ${where})`, param: api === 'chat' ? 'response_format' : 'tool_choice' };
+  }
+  const document = bad ? brokenSample(requested.schema) : sampleFor(requested.schema, 'answer');
+  const json = JSON.stringify(document, null, 2);
+  const pieces = tokenize(json);
+  if (requested.tool !== null) {
+    const fragments = pieces.length >= 2 ? pieces : [json.slice(0, 1), json.slice(1)];
+    const tool: ToolCallAnswer = { id: randomId('toolu_'), name: requested.tool, arguments: json, fragments };
+    return { ok: true, answer: { reasoning: noTokens, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: fragments.length } };
+  }
+  return { ok: true, answer: { reasoning: noTokens, text: tokensOf(pieces), tool: null, finish: 'stop', inputTokens, outputTokens: pieces.length } };
 }

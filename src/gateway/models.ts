@@ -13,6 +13,7 @@ export type Behaviour =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'think' }
   | { kind: 'tool' }
+  | { kind: 'json'; bad: boolean }
   | { kind: 'max-completion-tokens' }
   | { kind: 'max-tokens-required' }
   | { kind: 'fail'; status: number; retryAfter: string | null; retryAfterMs: string | null; noRetry: boolean }
@@ -53,6 +54,10 @@ function parseBase(name: string): Behaviour | null {
       return { kind: 'think' };
     case 'tool':
       return { kind: 'tool' };
+    case 'json':
+      return { kind: 'json', bad: false };
+    case 'json-bad':
+      return { kind: 'json', bad: true };
     case 'max-completion-tokens':
       return { kind: 'max-completion-tokens' };
     case 'max-tokens-required':
@@ -127,6 +132,8 @@ export const LISTED_MODELS: readonly string[] = [
   'think',
   'reason-echo',
   'tool',
+  'json',
+  'json-bad',
   'max-completion-tokens',
   'max-tokens-required',
   'fail-401',

@@ -15,11 +15,13 @@ export interface JsonOutputOptions {
 export function resultObject(
   outcome: TurnOutcome,
   options: JsonOutputOptions = {},
-): ChatResult & { status: string; extract?: string; error?: { message: string; exit_code: number } } {
+): ChatResult & { status: string; extract?: string; data?: unknown; error?: { message: string; exit_code: number } } {
   return {
     ...outcome.result,
     ...(options.extract ? { extract: extractAnswer(outcome.result.text) } : {}),
     status: outcome.status,
+    // --schema: the parsed document (null when the answer is not JSON).
+    ...(outcome.data !== undefined ? { data: outcome.data } : {}),
     ...(outcome.error ? { error: { message: outcome.error.message, exit_code: outcome.error.exitCode } } : {}),
   };
 }

@@ -8,6 +8,9 @@ import { ExitCode, GatechatError } from '../exit-codes.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConversationStore, LoadedConversation, SavedSettings, StoredTurn } from './conversation-store.js';
 import { toContextMessages } from './context-messages.js';
+import { schemaMismatchError, type AnswerValidator } from './answer-schema.js';
+import { ANSWER_NAME } from '../protocol/schema.js';
+import type { JsonObject } from '../protocol/json.js';
 import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
 
 export interface ConversationDeps {
@@ -27,6 +30,12 @@ export interface ConversationDeps {
   retainText?: boolean;
   /** Continue this saved conversation (-c / --cid); `settings` above are already resolved against it. */
   resume?: LoadedConversation;
+  /**
+   * --schema: ask for a document matching `schema` and check each complete answer with `check`
+   * (compileAnswerSchema). On Messages the forced `answer` tool's input is the answer: it arrives
+   * here as the turn's text, so everything above sees one answer whichever interface gave it.
+   */
+  answerSchema?: { schema: JsonObject; check: AnswerValidator };
   log?: (line: string) => void;
   warn?: (line: string) => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
@@ -146,6 +155,7 @@ class GatewayConversation implements Conversation {
           stream: settings.stream,
           tools: this.deps.tools,
           extraBody: settings.extraBody,
+          schema: this.deps.answerSchema?.schema,
         },
         signal,
         log: this.deps.log,
@@ -158,7 +168,7 @@ class GatewayConversation implements Conversation {
           outcome = step.value;
           break;
         }
-        const event = step.value;
+        const event = this.deps.answerSchema ? answerToolAsText(step.value) : step.value;
         if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
           firstTokenMs = Date.now() - started;
         }
@@ -171,7 +181,9 @@ class GatewayConversation implements Conversation {
       failure = error;
     }
 
-    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
+    const ending = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
+    const { status } = ending;
+    let { error } = ending;
     if (outcome) {
       this.maxTokensField = outcome.maxTokensField;
       // A gateway that required a token limit gets it on every later turn too.
@@ -180,6 +192,12 @@ class GatewayConversation implements Conversation {
     }
     const result = acc.result({ api: settings.api, cid, outcome: status });
     const timings = { firstTokenMs, totalMs: Date.now() - started };
+    let data: unknown;
+    if (this.deps.answerSchema && status === 'complete' && !error) {
+      const check = this.deps.answerSchema.check(result.text);
+      data = check.data;
+      if (!check.ok) error = schemaMismatchError(check);
+    }
 
     this.turns.push({ prompt, attachments, result, status });
     if (cid) {
@@ -199,7 +217,7 @@ class GatewayConversation implements Conversation {
         error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
       });
     }
-    return { status, result, error, termination: outcome?.termination, timings };
+    return { status, result, error, termination: outcome?.termination, timings, ...(this.deps.answerSchema ? { data: data ?? null } : {}) };
   }
 }
 
@@ -227,6 +245,19 @@ function finishedTurn(turn: StoredTurn, cid: string, api: Api): FinishedTurn {
       cid,
     },
   };
+}
+
+/**
+ * --schema on Messages: the forced `answer` tool's input is the answer, so it becomes the turn's
+ * text (and its `tool_use` stop an ordinary stop) — stored, printed and validated like a Chat
+ * Completions answer.
+ */
+function answerToolAsText(event: ChatEvent): ChatEvent {
+  if (event.type === 'tool_call' && event.name === ANSWER_NAME) {
+    return { type: 'text', delta: typeof event.arguments === 'string' ? event.arguments : JSON.stringify(event.arguments) };
+  }
+  if (event.type === 'finish' && event.reason === 'tool_calls') return { ...event, reason: 'stop' };
+  return event;
 }
 
 /** Writes a long answer to the store in pieces as it streams, so it is never whole in memory. */

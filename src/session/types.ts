@@ -10,6 +10,11 @@ export interface TurnOutcome {
   result: ChatResult;
   error?: GatechatError;
   termination?: Termination;
+  /**
+   * --schema only: the parsed answer document (null when the answer is not JSON). Set even when it
+   * does not match; then `error` says how (exit 9).
+   */
+  data?: unknown;
   /** Milliseconds from send to first text/reasoning delta, and to the end. */
   timings: { firstTokenMs: number | null; totalMs: number };
 }
