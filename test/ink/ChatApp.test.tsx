@@ -139,9 +139,12 @@ describe('ChatApp', () => {
     expect(onExit).toHaveBeenCalledWith(0);
   });
 
-  it('Ctrl-D on an empty prompt exits; /edit sends the editor text', async () => {
+  it('Ctrl-D on an empty prompt exits; /edit brings the editor text back, Enter sends it', async () => {
     const { app, conversation, onExit } = setup();
     await type(app, '/edit', ENTER);
+    await until(() => frame(app).includes('› from the editor'), 'the edited prompt in the input box');
+    expect(conversation.sent).toEqual([]);
+    await type(app, ENTER);
     await until(() => conversation.sent[0] === 'from the editor', 'the edited prompt');
     await until(() => frame(app).includes('You said: from the editor'), 'its answer');
     await type(app, '\u0004');

@@ -45,6 +45,13 @@ describe('decodeKeys', () => {
     expect(kinds('typed early\n')).toEqual(['text:typed early', 'enter']);
   });
 
+  it('reads continuation lines typed in one burst (each break after a backslash, then Enter) as typed', () => {
+    expect(kinds('line1\\\rline2\r')).toEqual(['text:line1\nline2', 'enter']);
+    expect(kinds('a\\\nb\\\r\nc\n')).toEqual(['text:a\nb\nc', 'enter']);
+    // A break without a backslash before it: a paste, kept as it is.
+    expect(kinds('a\\\rb\rc\r')).toEqual(['text:a\\\nb\nc\n']);
+  });
+
   it('drops control characters from text', () => {
     expect(kinds('a\u0007b')).toEqual(['text:ab']);
   });

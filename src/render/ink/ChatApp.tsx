@@ -38,6 +38,8 @@ export interface ChatAppProps {
 }
 
 
+const STILL_COMING = 'an answer is still coming: Esc cancels it';
+
 function banner(props: ChatAppProps): string {
   const { conversation: c, version } = props;
   const resumed = c.cid ? ` · continuing ${c.cid}` : '';
@@ -108,6 +110,8 @@ export function ChatApp(props: ChatAppProps) {
         )
         .finally(() => {
           controllerRef.current = null;
+          // "An answer is still coming" is no longer true.
+          setHint((current) => (current === STILL_COMING ? null : current));
           if (exitRequested.current) finishExit();
         });
     },
@@ -132,10 +136,10 @@ export function ChatApp(props: ChatAppProps) {
       if (isRawModeSupported) setRawMode(true);
     }
     if (result.error) return notice(result.error, 'error');
-    if (!result.text?.trim()) return notice('/edit: empty prompt, nothing sent', 'dim');
-    history.append(result.text);
-    dispatchInput({ type: 'remember', text: result.text });
-    sendPrompt(result.text);
+    if (!result.text?.trim()) return notice('/edit: empty prompt, nothing to review', 'dim');
+    // Back into the input box for review: Enter sends it, Ctrl-C drops it. Leaving the editor
+    // without saving (:q!) must never send anything by itself.
+    dispatchInput({ type: 'set', value: result.text });
   };
 
   const commandContext: CommandContext = {
@@ -178,7 +182,7 @@ export function ChatApp(props: ChatAppProps) {
     }
     if (!value.trim()) return;
     if (chatRef.current.live) {
-      setHint('an answer is still coming: Esc cancels it');
+      setHint(STILL_COMING);
       return;
     }
     history.append(value);

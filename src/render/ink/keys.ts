@@ -150,6 +150,13 @@ export function decodeKeys(raw: string): KeyEvent[] {
     const text = printable(raw.slice(0, -1));
     return text ? [{ kind: 'text', text }, key('enter')] : [key('enter')];
   }
+  // "line1\" Enter "line2" Enter typed faster than the UI reads: every inner line break follows a
+  // backslash (a continuation, as with one key at a time), and the last one is Enter.
+  const inner = raw.replace(/(?:\r\n?|\n)$/, '');
+  if (inner !== raw && /^(?:[^\r\n]*\\(?:\r\n?|\n))+[^\r\n]*$/.test(inner)) {
+    const text = printable(inner.replace(/\\(?:\r\n?|\n)/g, '\n'));
+    return [{ kind: 'text', text }, key('enter')];
+  }
   const text = printable(normalizePasted(raw));
   return text ? [{ kind: 'text', text }] : [];
 }
