@@ -182,6 +182,18 @@ function buildProgram(): Command {
     }),
   );
 
+  program
+    .command('completion')
+    .description('print a shell completion script: bash, zsh or fish (e.g. source <(gatechat completion bash))')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action((shell: string) =>
+      run(async () => {
+        const { completionScript, parseShell } = await import('./completion.js');
+        io.stdout.write(completionScript(parseShell(shell)));
+        return ExitCode.ok;
+      }),
+    );
+
   // After every command exists, so each reports parse errors under its own name.
   for (const command of allCommands(program)) {
     command.configureOutput({ outputError: (text, write) => write(formatParseError(text, command)) });
@@ -205,6 +217,11 @@ async function runChat(options: ChatModeOptions, firstPrompt: string | undefined
 
 async function main(): Promise<number> {
   const program = buildProgram();
+  if (process.argv[2] === '__complete') {
+    // Called by the completion scripts at each TAB: `__complete -- <words…> <current word>`.
+    const { answerCompletion } = await import('./completion-data.js');
+    return answerCompletion(program, process.argv.slice(process.argv[3] === '--' ? 4 : 3), io.stdout);
+  }
   const line = splitTrailingPrompt(process.argv.slice(2), program.commands.map((command) => command.name()));
   trailingPrompt = line.prompt;
   try {

@@ -3,6 +3,7 @@ import { UsageError } from '../../exit-codes.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import { connectionFrom, diagnostics, loadSettings, resolveApiKey, type Io } from '../context.js';
 import type { ChatFlags } from '../flags.js';
+import { saveModelIds } from '../../session/models-cache.js';
 
 /** `gatechat models`: ids one per line when piped (for scripts), a table on a terminal. */
 export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; verbose: boolean }, io: Io): Promise<number> {
@@ -13,6 +14,12 @@ export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; 
   const conn = connectionFrom(await resolveApiKey({ ...settings, baseUrl: settings.baseUrl }));
   const { log } = diagnostics(io, opts.verbose);
   const models = await listModels(conn, undefined, log);
+  try {
+    // For shell completion of -m (SPEC §14); an id with blanks or controls could not be typed anyway.
+    saveModelIds(conn.baseUrl, models.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id)));
+  } catch (error) {
+    log?.(`could not save the model list for completion: ${(error as Error).message}`);
+  }
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(models)}\n`);
   } else if (io.stdout.isTTY) {

@@ -1,0 +1,31 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dataDir, ensurePrivateDir } from './paths.js';
+
+// The model ids `gatechat models` last saw, per base URL, so shell completion can offer them
+// without a network request at every TAB.
+
+const FILE = 'models-cache.json';
+type Cache = Record<string, { saved_at: string; ids: string[] }>;
+
+function read(dir: string): Cache {
+  try {
+    const value = JSON.parse(readFileSync(join(dir, FILE), 'utf8')) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Cache) : {};
+  } catch {
+    return {}; // missing or damaged: a cache, rebuilt by the next `gatechat models`
+  }
+}
+
+export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir()): void {
+  ensurePrivateDir(dir);
+  const cache = { ...read(dir), [baseUrl]: { saved_at: new Date().toISOString(), ids } };
+  const tmp = join(dir, `${FILE}.${process.pid}.tmp`);
+  writeFileSync(tmp, `${JSON.stringify(cache)}\n`, { mode: 0o600 });
+  renameSync(tmp, join(dir, FILE));
+}
+
+/** Every cached id, all gateways together. */
+export function cachedModelIds(dir = dataDir()): string[] {
+  return Object.values(read(dir)).flatMap((entry) => (Array.isArray(entry?.ids) ? entry.ids.filter((id): id is string => typeof id === 'string') : []));
+}
