@@ -3,9 +3,8 @@ import { requireConnection, resolveSettings, type Settings } from '../config/set
 import { runApiKeyCommand } from '../config/api-key-cmd.js';
 import { ConversationStore } from '../session/conversation-store.js';
 import { dataDir } from '../session/paths.js';
-import { openConversation } from '../session/conversation.js';
+import { openConversation, type GatewayConversationApi } from '../session/conversation.js';
 import { compileAnswerSchema } from '../session/answer-schema.js';
-import type { Conversation } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
@@ -83,7 +82,7 @@ export async function rememberFacts(profile: string | undefined, model: string, 
 export interface Session {
   settings: Settings;
   conn: Connection;
-  conversation: Conversation;
+  conversation: GatewayConversationApi;
   /**
    * A live terminal view draws retry notices itself: written straight to stderr they would land
    * inside its live region, be erased by the next frame and leave stale spinner lines behind.
@@ -98,7 +97,8 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<Ses
   const resume = store ? store.load(options.cid ?? latestCid(store)) : undefined;
   const flags = continuedFlags(options.flags, resume?.settings);
   const settings = keepConversationValues(await loadSettings(flags, options.isolated), options.flags, resume?.settings);
-  const ready = await resolveApiKey(requireConnection(settings));
+  // --dry-run masks the key anyway: it does not start a password manager to print "[redacted]".
+  const ready = options.dryRun && settings.apiKeyCmd !== undefined ? { ...requireConnection(settings), apiKey: 'api-key-cmd' } : await resolveApiKey(requireConnection(settings));
   // The demo gateway is in this process: no proxy from the user's environment stands in between.
   const conn = { ...connectionFrom(ready), ...(options.isolated ? { proxy: null } : {}) };
   const { log, warn } = diagnostics(io, options.verbose);

@@ -10,6 +10,7 @@ import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
 import { openSession, type Io } from './context.js';
+import { describeRequest } from './dry-run.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
@@ -50,7 +51,7 @@ async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, rende
 /** One turn, rendered for scripts (pipe, --json, --jsonl) or for a person (Ink on a TTY). */
 export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
   // Settings first: a missing base URL fails at once instead of after reading a large stdin.
-  const { conversation, showRetryNotices } = await openSession(options, io);
+  const { conversation, conn, showRetryNotices } = await openSession(options, io);
   const attachments = await readAttachments(options.attach, { stdin: io.stdin });
   const prompt = await readPromptInput({
     stdin: io.stdin,
@@ -59,6 +60,10 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     allowEmpty: attachments.length > 0,
   });
   checkAttachmentLimits(attachments, prompt);
+  if (options.dryRun) {
+    io.stdout.write(describeRequest(conn, conversation.settings.api, conversation.request(prompt, attachments)));
+    return ExitCode.ok;
+  }
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);

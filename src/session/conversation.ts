@@ -1,4 +1,4 @@
-import type { Api, Attachment, ChatEvent, ToolDefinition } from '../protocol/events.js';
+import type { Api, Attachment, ChatEvent, RequestOptions, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type LearnedFacts, type StreamOutcome } from '../client/chat-stream.js';
 import type { Connection } from '../transport/http.js';
@@ -43,12 +43,18 @@ export interface ConversationDeps {
   onLearned?: (model: string, facts: LearnedFacts) => Promise<void>;
 }
 
+/** A conversation over the gateway, which can also say what it would send (--dry-run). */
+export interface GatewayConversationApi extends Conversation {
+  /** What send(prompt) would ask the gateway for now: nothing is sent or recorded. */
+  request(prompt: string, attachments?: Attachment[]): RequestOptions;
+}
+
 /** The only thing above client/ that talks to the gateway; both renderers drive it. */
-export function openConversation(deps: ConversationDeps): Conversation {
+export function openConversation(deps: ConversationDeps): GatewayConversationApi {
   return new GatewayConversation(deps);
 }
 
-class GatewayConversation implements Conversation {
+class GatewayConversation implements GatewayConversationApi {
   settings: SessionSettings;
   cid: string | null;
   /** Every turn of the conversation: those loaded from disk (-c / --cid), then this session's. */
@@ -125,9 +131,25 @@ class GatewayConversation implements Conversation {
     return now;
   }
 
+  request(prompt: string, attachments: Attachment[] = []): RequestOptions {
+    const { settings } = this;
+    return {
+      model: settings.model,
+      messages: toContextMessages(this.turns, prompt, attachments),
+      system: settings.system,
+      temperature: settings.temperature,
+      maxTokens: settings.maxTokens,
+      maxTokensField: this.maxTokensField,
+      stream: settings.stream,
+      tools: this.deps.tools,
+      extraBody: settings.extraBody,
+      schema: this.deps.answerSchema?.schema,
+    };
+  }
+
   private async *runTurn(prompt: string, attachments: Attachment[], signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
-    const messages = toContextMessages(this.turns, prompt, attachments);
+    const request = this.request(prompt, attachments);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed.
     if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry, settings: this.changedSettings(), attachments });
@@ -145,18 +167,7 @@ class GatewayConversation implements Conversation {
       const events = streamChat({
         conn: this.deps.conn,
         api: settings.api,
-        request: {
-          model: settings.model,
-          messages,
-          system: settings.system,
-          temperature: settings.temperature,
-          maxTokens: settings.maxTokens,
-          maxTokensField: this.maxTokensField,
-          stream: settings.stream,
-          tools: this.deps.tools,
-          extraBody: settings.extraBody,
-          schema: this.deps.answerSchema?.schema,
-        },
+        request,
         signal,
         log: this.deps.log,
         warn: this.deps.warn,

@@ -204,6 +204,16 @@ export function proxyError(error: unknown, url: URL, proxy: string, conn: Connec
   }
 }
 
+/** Enough to see what was asked; a long prompt or an attachment is cut (--dry-run prints it all). */
+const MAX_LOGGED_BODY_CHARS = 64 * 1024;
+
+function bodyForLog(body: string, secrets: string[]): string {
+  // Masked before cutting, so a key on the cut is never shown in part.
+  const shown = redactSecrets(body, secrets);
+  if (shown.length <= MAX_LOGGED_BODY_CHARS) return shown;
+  return `${shown.slice(0, MAX_LOGGED_BODY_CHARS)}… (${Buffer.byteLength(body)} bytes in all; --dry-run prints the whole request)`;
+}
+
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
@@ -222,7 +232,7 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
     if (log) {
       log(`> ${method} ${redactSecrets(url.toString(), secrets)}`);
       for (const [name, value] of Object.entries(redactHeaders(headers, secrets))) log(`> ${name}: ${value}`);
-      if (body !== undefined) log(`> body: ${Buffer.byteLength(body)} bytes`);
+      if (body !== undefined) log(`> body: ${bodyForLog(body, secrets)}`);
     }
     const route = await dispatchers.route(url);
     if (log && route.proxy !== null) log(`> through proxy ${proxyLabel(route.proxy)}`);

@@ -63,6 +63,21 @@ describe('request headers', () => {
     expect(s.requests[0].headers['anthropic-version']).toBe('2099-01-01');
   });
 
+  it('verbose log cuts a long body after 64 KiB, masking a key that straddles the cut', async () => {
+    const s = await server((_q, res) => json(res, 200, {}));
+    const lines: string[] = [];
+    const conn = connection(s.url);
+    const key = conn.apiKey!;
+    // {"p":"aaa…<key>…"}: the key starts a few characters before the 64 KiB mark.
+    const prompt = 'a'.repeat(64 * 1024 - 10) + key + 'b'.repeat(100);
+    const res = await sendRequest({ conn, method: 'POST', path: '/chat/completions', body: { p: prompt }, log: (l) => lines.push(l) });
+    await res.text();
+    const line = lines.find((l) => l.startsWith('> body: '))!;
+    const masked = JSON.stringify({ p: prompt.replace(key, '[redacted]') }).slice(0, 64 * 1024);
+    const bytes = Buffer.byteLength(JSON.stringify({ p: prompt }));
+    expect(line).toBe(`> body: ${masked}… (${bytes} bytes in all; --dry-run prints the whole request)`);
+  });
+
   it('verbose log shows the exchange but never a secret', async () => {
     const s = await server((_q, res) => json(res, 200, {}, { 'x-request-id': 'req_42' }));
     const lines: string[] = [];
@@ -74,7 +89,7 @@ describe('request headers', () => {
     expect(all).toContain(`> POST ${s.url}/chat/completions`);
     expect(all).toContain('> Authorization: Bearer [redacted]');
     expect(all).toContain('> X-Org-Token: [redacted]');
-    expect(all).toContain('> body: 7 bytes');
+    expect(all).toContain('> body: {"x":1}');
     expect(all).toMatch(/< 200 OK \(\d+ ms\)/);
     expect(all).toContain('< x-request-id: req_42');
     expect(all).not.toContain('sk-test-secret-1234');
