@@ -18,7 +18,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'clear', args: '', help: 'start a new conversation' },
   { name: 'save', args: '<file>', help: 'write the conversation as Markdown' },
   { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)' },
-  { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR' },
+  { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review' },
   { name: 'exit', args: '', help: 'leave (also Ctrl-D, or Ctrl-C twice)' },
 ];
 
