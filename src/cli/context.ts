@@ -57,8 +57,12 @@ export interface Diagnostics {
 }
 
 /** Diagnostics quote the gateway (messages, bodies with -v): drawn without its escape codes. */
-export function diagnostics(io: Io, verbose: boolean): Diagnostics {
-  const print = (line: string) => io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`);
+/** `gatechat: `, or `gatechat: [model] ` for one model of a compare run. */
+const linePrefix = (label?: string) => (label === undefined ? 'gatechat: ' : `gatechat: [${label}] `);
+
+export function diagnostics(io: Io, verbose: boolean, label?: string): Diagnostics {
+  const prefix = linePrefix(label);
+  const print = (line: string) => io.stderr.write(`${prefix}${sanitizeForTerminal(line)}\n`);
   return { log: verbose ? print : undefined, warn: print };
 }
 
@@ -90,7 +94,11 @@ export interface Session {
   showRetryNotices(show: (line: string) => void): void;
 }
 
-export async function openSession(options: ChatModeOptions, io: Io): Promise<Session> {
+/** Warnings about the connection itself (plain HTTP) are said once, not once per compared model. */
+const connectionWarnings = new Set<string>();
+
+/** `label` (compare mode: the model name) prefixes this session's warnings and retry notices. */
+export async function openSession(options: ChatModeOptions, io: Io, label?: string): Promise<Session> {
   // The conversation first: its settings come before the environment and config (SPEC §6).
   const continuing = options.continueLast || options.cid !== undefined;
   const store = continuing ? new ConversationStore(dataDir()) : null;
@@ -101,10 +109,13 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<Ses
   const ready = options.dryRun && settings.apiKeyCmd !== undefined ? { ...requireConnection(settings), apiKey: 'api-key-cmd' } : await resolveApiKey(requireConnection(settings));
   // The demo gateway is in this process: no proxy from the user's environment stands in between.
   const conn = { ...connectionFrom(ready), ...(options.isolated ? { proxy: null } : {}) };
-  const { log, warn } = diagnostics(io, options.verbose);
+  const { log, warn } = diagnostics(io, options.verbose, label);
 
   const httpWarning = plainHttpWarning(conn);
-  if (httpWarning) warn(httpWarning);
+  if (httpWarning && !connectionWarnings.has(httpWarning)) {
+    connectionWarnings.add(httpWarning);
+    diagnostics(io, false).warn(httpWarning);
+  }
   // Compiled before anything is sent: a schema ajv cannot use is a usage error, not exit 9 later.
   const answerSchema = options.schema ? { schema: options.schema, check: await compileAnswerSchema(options.schema) } : undefined;
 
@@ -135,7 +146,7 @@ export async function openSession(options: ChatModeOptions, io: Io): Promise<Ses
     // demo's settings are not the user's: nothing is recorded there.
     onLearned: options.isolated ? undefined : (model, facts) => rememberFacts(settings.profile, model, facts, { log, warn }),
     onRetry: ({ attempt, delayMs, reason }) =>
-      showRetry(`gatechat: ${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`),
+      showRetry(`${linePrefix(label)}${sanitizeForTerminal(reason)}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`),
   });
   return {
     settings,

@@ -43,6 +43,8 @@ export interface ChatModeOptions {
   dryRun: boolean;
   /** demo: ignore the user's config file and environment (their key is never sent to the demo). */
   isolated?: boolean;
+  /** Two or more `-m`: compare mode (SPEC §11), one prompt to each, in this order. */
+  compare?: string[];
 }
 
 /** The options every request-sending command shares (base URL, auth, headers, timeouts, profile). */
@@ -75,7 +77,8 @@ export function validateConnectionFlags(raw: RawChatOptions): ChatFlags {
 export function validateChatOptions(raw: RawChatOptions, command: Command): ChatModeOptions {
   const typed = (name: keyof RawChatOptions) => command.getOptionValueSource(name) === 'cli';
   const flags = validateConnectionFlags(raw);
-  if (raw.model !== undefined) flags.model = parseModel(raw.model, '--model');
+  const models = (raw.model ?? []).map((model) => parseModel(model, '--model'));
+  if (models.length > 0) flags.model = models[0];
   if (raw.temperature !== undefined) flags.temperature = parseTemperature(raw.temperature, '--temperature');
   if (raw.maxTokens !== undefined) flags.maxTokens = parsePositiveInt(raw.maxTokens, '--max-tokens');
   if (typed('stream')) flags.stream = raw.stream;
@@ -94,6 +97,9 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (raw.schema !== undefined && raw.tools !== undefined) throw new UsageError('--schema and --tools: choose one (--schema asks for its own answer tool)');
   const attach = raw.attach ?? [];
   if (attach.filter((a) => a === '-').length > 1) throw new UsageError('--attach: - (stdin) can be given once');
+  if (models.length > 1 && (raw.continue || raw.cid !== undefined)) {
+    throw new UsageError(`compare mode (${models.length} models) starts new conversations: drop ${raw.continue ? '--continue' : '--cid'} or give one -m`);
+  }
 
   return {
     flags,
@@ -109,6 +115,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     verbose: Boolean(raw.verbose),
     extract: Boolean(raw.extract),
     dryRun: Boolean(raw.dryRun),
+    compare: models.length > 1 ? models : undefined,
   };
 }
 

@@ -202,7 +202,9 @@ function buildProgram(): Command {
 }
 
 /** The mode, decided here only: no prompt with terminals on both ends is a chat; anything else one turn. */
-function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Promise<number> {
+async function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Promise<number> {
+  // Two or more -m: compare mode, always one turn (SPEC §11).
+  if (options.compare) return (await import('./compare.js')).runCompareMode(options, prompt, io);
   const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
   return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
 }
@@ -211,6 +213,9 @@ async function runChat(options: ChatModeOptions, firstPrompt: string | undefined
   // Both act on one answer printed to stdout; the chat has neither.
   if (options.extract) throw new UsageError('--extract: only for a one-shot answer (give a prompt, or pipe stdout)');
   if (options.dryRun) throw new UsageError('--dry-run: only for a one-shot request (give a prompt)');
+  if (options.compare) {
+    throw new UsageError('chat talks to one model at a time (-m given more than once)', 'compare models without chat: gatechat -m A -m B "prompt"');
+  }
   const { runInteractive } = await import('./interactive.js');
   return runInteractive(options, firstPrompt, io);
 }

@@ -16,7 +16,7 @@ import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
 
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
-function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
+export function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
   let received: ExitCodeValue | null = null;
   const onInt = () => {
     received ??= ExitCode.interrupted;

@@ -20,7 +20,7 @@ export function addConnectionOptions(command: Command): Command {
 /** Options shared by the one-shot root command, `chat` and `demo` (SPEC §2). */
 export function addChatOptions(command: Command): Command {
   command
-    .option('-m, --model <id>', 'model identifier, passed through unchanged (config: model)')
+    .option('-m, --model <id>', 'model id or alias (config: model); repeat it to compare models: one prompt to each at once', collect)
     .option('-t, --temperature <n>', 'sampling temperature, a number ≥ 0 (default: not sent; model ranges differ)')
     .option('--max-tokens <n>', 'maximum output tokens, a positive integer (default: not sent on Chat Completions, 4096 on Messages)')
     .option('--stream', 'stream the answer over SSE (default: on)')
@@ -70,7 +70,7 @@ export interface RawBatchOptions {
 
 /** Raw commander values; validated by flags.ts, never trusted as parsed. */
 export interface RawChatOptions {
-  model?: string;
+  model?: string[];
   temperature?: string;
   maxTokens?: string;
   stream?: boolean;
@@ -120,6 +120,7 @@ export function createRootCommand(): Command {
       '  gatechat -a shot.png "what is wrong?"  attach files, images, PDFs or a directory (repeatable)\n' +
       '  gatechat --schema \'title, year int\' "a film" | jq .title   JSON matching a schema, checked (exit 9 if not)\n' +
       '  gatechat demo "hello"                 try it against the embedded dev gateway, no account needed\n' +
+      '  gatechat -m A -m B "question"         compare: the same prompt to each model at once\n' +
       '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
       '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 130 interrupted · 143 terminated\n' +
       'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +

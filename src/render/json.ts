@@ -9,6 +9,8 @@ import { HttpError } from '../transport/errors.js';
 export interface JsonOutputOptions {
   /** `-x`: add `extract`, the first fenced code block (else the whole text); `text` stays whole. */
   extract?: boolean;
+  /** --jsonl: fields added to every line. */
+  tag?: Record<string, unknown>;
 }
 
 /** The `--json` object: the result, plus what went wrong when something did. */
@@ -36,11 +38,14 @@ export function createJsonRenderer(stdout: Writable, options: JsonOutputOptions 
   };
 }
 
-/** `--jsonl`: one event per line while streaming, the `--json` object last as `done`. */
+/**
+ * `--jsonl`: one event per line while streaming, the `--json` object last as `done`. `options.tag`
+ * is added to every line (compare mode: `{"model": name}`, so interleaved events can be told apart).
+ */
 export function createJsonlRenderer(stdout: Writable, options: JsonOutputOptions = {}): OneShotRenderer {
   let streamErrorSeen = false;
   let usageSeen = false;
-  const line = (value: unknown) => writeWithBackpressure(stdout, `${JSON.stringify(value)}\n`);
+  const line = (value: object) => writeWithBackpressure(stdout, `${JSON.stringify(options.tag ? { ...value, ...options.tag } : value)}\n`);
 
   return {
     async event(event: ChatEvent) {

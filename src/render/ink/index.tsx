@@ -12,6 +12,8 @@ import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
 import { loadMarkdown } from './markdown-loader.js';
 import { footerText } from '../footer.js';
+import { CompareApp } from './CompareApp.js';
+import type { CompareHandlers } from '../../session/compare.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
@@ -119,4 +121,34 @@ export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOut
     stderr.write(`${opts.color ? `\u001B[2m${footer}\u001B[22m` : footer}\n`);
   }
   return done;
+}
+
+export interface CompareTtyOptions {
+  names: readonly string[];
+  run: (handlers: CompareHandlers, signal: AbortSignal) => Promise<TurnOutcome[]>;
+  color: boolean;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+/** Compare mode on a terminal: live panes, then the answers and the summary table. */
+export async function renderCompareTty(opts: CompareTtyOptions): Promise<TurnOutcome[]> {
+  const stdin = opts.stdin ?? process.stdin;
+  let outcomes: TurnOutcome[] | null = null;
+  const instance = render(
+    <CompareApp
+      names={opts.names}
+      run={opts.run}
+      keys={Boolean(stdin.isTTY)}
+      color={opts.color}
+      onDone={(all) => {
+        outcomes = all;
+      }}
+    />,
+    { ...INK_OPTIONS, stdout: opts.stdout ?? process.stdout, stdin, stderr: opts.stderr ?? process.stderr },
+  );
+  await instance.waitUntilExit();
+  if (!outcomes) throw new Error('the compare view ended without outcomes');
+  return outcomes;
 }
