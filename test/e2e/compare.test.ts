@@ -137,21 +137,23 @@ describe('compare mode, refused and interrupted', () => {
   });
 
   it('SIGINT cancels every model, keeps what arrived and exits 130', async () => {
-    let sawText = false;
+    let seen = '';
     const result = await runCli(['--base-url', base, '-m', 'slow-200', '-m', 'slow-210', '--max-tokens', '200', 'x'], {
       env: user.env(),
       onSpawn: (child) => {
-        child.stdout!.on('data', () => {
-          if (!sawText) {
-            sawText = true;
-            setTimeout(() => child.kill('SIGINT'), 300);
-          }
+        child.stdout!.on('data', (chunk: Buffer) => {
+          const before = seen;
+          seen += chunk.toString();
+          // Interrupt once the first model's answer is under way (its second word has arrived).
+          if (!before.includes('Lorem ipsum') && seen.includes('Lorem ipsum')) child.kill('SIGINT');
         });
       },
     });
     expect(result.code).toBe(130);
     expect(result.stdout).toMatch(/^== slow-200 ==\nLorem ipsum/);
-    expect(result.stdout).toContain('== slow-210 ==\nLorem ipsum');
+    // The second model's first word came with its first event: kept and printed after the first answer.
+    expect(result.stdout).toMatch(/\n== slow-210 ==\nLorem/);
+    expect(result.stdout).not.toContain('consectetur adipiscing elit, sed do eiusmod tempor incididunt');
     expect(result.stderr).toContain('interrupted; the partial answers were kept');
   });
 });
