@@ -3,6 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runInPty, visible } from '../helpers/pty.js';
+import { binPath, shellQuoteArgs } from '../helpers/cli.js';
+import { TmuxSession } from '../helpers/tmux.js';
+import { useLoopbackServers } from '../transport/loopback.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const ESC = '\u001B';
 const BEL = '\u0007';
@@ -10,6 +15,7 @@ const BEL = '\u0007';
 const HOSTILE = `title${ESC}]2;PWNED${BEL} clip${ESC}]52;c;aGVsbG8=${BEL} wipe${ESC}[2J${ESC}[3J end`;
 
 const ctx = useGatewayAndUser();
+const loopback = useLoopbackServers();
 
 describe('terminal safety', () => {
   it('one-shot on a terminal: the answer cannot retitle the window, write the clipboard or clear the screen', async () => {
@@ -44,5 +50,51 @@ describe('terminal safety', () => {
     }
     const piped = await runCli(['history', 'show', cid], { env: ctx.user.env() });
     expect(piped.stdout).toContain(HOSTILE);
+  });
+
+  it('the models table and a gateway error on a terminal lose their escape codes', async () => {
+    const server = await loopback((req, res) => {
+      if (req.url?.endsWith('/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ id: `model${ESC}]2;PWNED${BEL}-a`, object: 'model', owned_by: `own${ESC}[2Jer` }] }));
+      } else {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `bad${ESC}]52;c;PWNED${BEL} request`, type: 'invalid_request_error' } }));
+      }
+    });
+    const models = await runInPty(['models', '--base-url', server.url], { env: ctx.user.env() });
+    expect(models.code, visible(models.raw)).toBe(0);
+    expect(models.raw).toContain('model-a');
+    expect(models.raw).toContain('owner');
+    expect(models.raw, visible(models.raw)).not.toContain(ESC);
+    expect(models.raw).not.toContain('PWNED');
+
+    const failed = await runInPty(['--base-url', server.url, '-m', 'x', '--no-save', 'hi'], { env: ctx.user.env() });
+    expect(failed.code, visible(failed.raw)).toBe(4);
+    expect(failed.raw).toContain('bad request');
+    expect(failed.raw, visible(failed.raw)).not.toContain(`${ESC}]`);
+    expect(failed.raw).not.toContain('PWNED');
+  });
+
+  it('chat: a hostile answer and prompt reach the terminal without their escape codes (raw bytes)', async () => {
+    const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, 'chat', '--base-url', ctx.base, '-m', 'echo', '--no-save', HOSTILE]), {
+      width: 100,
+      height: 30,
+      env: { ...ctx.user.env(), TERM: 'xterm-256color', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined },
+    });
+    try {
+      const file = join(ctx.user.home, 'chat-raw.bin');
+      session.record(file);
+      await session.waitFor((screen) => /out \d+ tokens/.test(screen), 'the answer');
+      session.keys('C-d');
+      await session.waitForExit();
+      const raw = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      expect(raw).toContain('title clip wipe end');
+      expect(raw, visible(raw)).not.toContain(`${ESC}]`);
+      expect(raw).not.toContain('PWNED');
+      expect(raw).not.toContain(`${ESC}[3J`);
+    } finally {
+      session.kill();
+    }
   });
 });
