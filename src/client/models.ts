@@ -1,5 +1,6 @@
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { HttpError } from '../transport/errors.js';
+import { endpointInBaseUrlHint } from '../transport/base-url.js';
 import { sendRequest, type Connection } from '../transport/http.js';
 
 export interface ModelInfo {
@@ -66,7 +67,7 @@ export async function listModels(conn: Connection, signal?: AbortSignal, log?: (
         throw new GatechatError(
           `this gateway does not offer a model list (GET ${url}: HTTP ${error.status})`,
           ExitCode.rejected,
-          'pass the model id directly: gatechat -m <model> …',
+          endpointInBaseUrlHint(conn.baseUrl) ?? 'pass the model id directly: gatechat -m <model> …',
         );
       }
       throw error;

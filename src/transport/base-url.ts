@@ -25,6 +25,22 @@ export function normalizeBaseUrl(raw: string, optionName = '--base-url'): string
   return url.toString().replace(/\/+$/, '');
 }
 
+/** The paths gatechat appends to the base URL itself. */
+const ENDPOINT_PATHS = ['/chat/completions', '/messages', '/models'] as const;
+
+/**
+ * A base URL copied with its endpoint (`https://gw/v1/chat/completions`) makes every request go to
+ * `…/chat/completions/chat/completions`. When one fails, this is what to say instead of a generic hint.
+ */
+export function endpointInBaseUrlHint(baseUrl: string): string | undefined {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const endpoint = ENDPOINT_PATHS.find((candidate) => path.endsWith(candidate));
+  if (endpoint === undefined) return undefined;
+  const base = new URL(baseUrl);
+  base.pathname = path.slice(0, -endpoint.length);
+  return `the base URL ends in ${endpoint}, which gatechat adds itself: use --base-url ${normalizeBaseUrl(base.toString())}`;
+}
+
 /** Loopback hosts may receive a key over plain http without a warning. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');

@@ -69,6 +69,7 @@ export function httpErrorFrom(
   bodyText: string,
   secrets: string[] = [],
   extra?: string,
+  hint?: string,
 ): HttpError {
   const info = describeErrorBody(bodyText, headers['content-type']);
   const gatewayMessage = redactSecrets(info.message, secrets);
@@ -81,7 +82,7 @@ export function httpErrorFrom(
     requestId: requestIdFrom(headers),
   };
   const base = httpErrorMessage(status, gatewayMessage);
-  return new HttpError(details, extra ? `${base} (${extra})` : base);
+  return new HttpError(details, extra ? `${base} (${extra})` : base, hint);
 }
 
 export type NetworkPhase = 'connect' | 'headers' | 'idle' | 'body';

@@ -6,7 +6,7 @@ import { Dispatchers } from './dispatchers.js';
 import { proxyLabel } from './proxy-url.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
-import { isLoopbackHost } from './base-url.js';
+import { endpointInBaseUrlHint, isLoopbackHost } from './base-url.js';
 import { RequestAbortedError, bodyChunks, errorCode, isAbortError, readText } from './body.js';
 import { NetworkError, httpErrorFrom, requestIdFrom, seconds } from './errors.js';
 import { buildHeaders, credentialHeaderNames, redactHeaders, redactSecrets, secretsOf } from './headers.js';
@@ -348,7 +348,7 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
         permit?.leave(end);
       }
       const finalError = (extra?: string): Error =>
-        result.kind === 'network' ? result.error : httpErrorFrom(status!, resHeaders!, bodyText, secrets, extra);
+        result.kind === 'network' ? result.error : httpErrorFrom(status!, resHeaders!, bodyText, secrets, extra, endpointInBaseUrlHint(conn.baseUrl));
       const retryable =
         result.kind === 'network'
           ? result.error.retryable && shouldRetry({ networkPhase: result.error.phase === 'connect' ? 'connect' : 'headers' })
