@@ -3,6 +3,7 @@ import { UsageError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
 import { dataDir } from '../session/paths.js';
 import { openSession, type Io } from './context.js';
+import { readAttachments } from '../session/attachments.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 
@@ -13,6 +14,8 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   }
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
   const { conversation, settings, showRetryNotices } = await openSession(options, io);
+  // Read (and refused) before the UI starts; they go with the first message.
+  const attachments = await readAttachments(options.attach);
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
   if (isDumbTerminal()) {
     // No cursor movement at all: a plain line-by-line chat instead of the Ink UI (SPEC §8).
@@ -23,6 +26,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     return runLineChat({
       conversation,
       firstPrompt,
+      attachments,
       history: openInputHistory(inputHistoryFile, { write: settings.save }),
       showReasoning: options.showReasoning,
       version: VERSION,
@@ -35,6 +39,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   return runInteractiveChat({
     conversation,
     firstPrompt,
+    attachments,
     inputHistoryFile,
     // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
     saveInputHistory: settings.save,

@@ -5,7 +5,8 @@
  * Slash commands are the Ink chat's, minus the two that need a full terminal (/copy, /edit).
  */
 import { createInterface } from 'node:readline';
-import type { ChatEvent } from '../protocol/events.js';
+import type { Attachment, ChatEvent } from '../protocol/events.js';
+import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import type { Conversation, TurnOutcome } from '../session/types.js';
 import { ExitCode } from '../exit-codes.js';
 import { parseInput } from './ink/commands.js';
@@ -16,6 +17,8 @@ import { sanitizeForTerminal, TerminalSanitizer } from './terminal-text.js';
 export interface LineChatOptions {
   conversation: Conversation;
   firstPrompt?: string;
+  /** -a with chat: sent with the first message. */
+  attachments?: Attachment[];
   history: InputHistory;
   showReasoning: boolean;
   version: string;
@@ -34,6 +37,9 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
   let turn: Promise<void> | null = null;
   let lastAnswer: string | null = null;
   let exitArmed = false;
+  // Files for the next message (/attach, or -a with chat).
+  let pendingFiles: Attachment[] = opts.attachments ?? [];
+  let attaching: Promise<void> | null = null;
   let leaving = false;
   let code: number = ExitCode.ok;
   const print = (line: string) => stdout.write(`${sanitizeForTerminal(line)}\n`);
@@ -108,6 +114,22 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     },
     lastAnswer: () => lastAnswer,
     edit: () => print('/edit needs a full terminal for the editor (TERM=dumb); type or paste the prompt instead'),
+    attach: (path) => {
+      if (path === null) {
+        pendingFiles = [];
+        return print('attachments cleared');
+      }
+      attaching = (async () => {
+        try {
+          const next = [...pendingFiles, ...(await readAttachments([path]))];
+          checkAttachmentLimits(next, '');
+          pendingFiles = next;
+          print(`attached to the next message: ${next.map((f) => f.path).join(', ')}`);
+        } catch (error) {
+          print((error as Error).message);
+        }
+      })();
+    },
   };
 
   const handle = async (line: string) => {
@@ -115,13 +137,24 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     if (parsed.kind === 'prompt') {
       if (!line.trim()) return;
       opts.history.append(line);
+      try {
+        checkAttachmentLimits(pendingFiles, line);
+      } catch (error) {
+        return print((error as Error).message);
+      }
       const controller = new AbortController();
-      startTurn(conversation.send(line, controller.signal), line, controller);
+      const files = pendingFiles;
+      pendingFiles = [];
+      startTurn(conversation.send(line, controller.signal, files), line, controller);
     } else if (parsed.kind === 'command') {
       runCommand(parsed.name, parsed.arg, context);
     } else {
       const guess = parsed.suggestion ? ` — did you mean /${parsed.suggestion}?` : '';
       print(`unknown command /${parsed.name}${guess} (/help lists commands)`);
+    }
+    if (attaching) {
+      await attaching;
+      attaching = null;
     }
     if (turn) {
       await turn;

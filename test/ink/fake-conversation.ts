@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatResult } from '../../src/protocol/events.js';
+import type { Attachment, ChatEvent, ChatResult } from '../../src/protocol/events.js';
 import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome } from '../../src/session/types.js';
 
 /** A Conversation that answers from a script: each prompt gets `answer(prompt)` word by word. */
@@ -7,6 +7,8 @@ export class FakeConversation implements Conversation {
   cid: string | null = null;
   turns: FinishedTurn[] = [];
   sent: string[] = [];
+  /** The attachments of each send, in order. */
+  sentAttachments: Attachment[][] = [];
   /** ms between words; 0 answers at once. */
   delayMs = 0;
   answer: (prompt: string) => string = (prompt) => `You said: ${prompt}`;
@@ -19,8 +21,9 @@ export class FakeConversation implements Conversation {
     this.turns = [];
   }
 
-  send(prompt: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+  send(prompt: string, signal: AbortSignal, attachments: Attachment[] = []): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     this.sent.push(prompt);
+    this.sentAttachments.push(attachments);
     return this.run(prompt, signal);
   }
 

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Box, Static, useApp, useStdin, useStdout } from 'ink';
+import { Box, Static, Text, useApp, useStdin, useStdout } from 'ink';
 import { ExitCode, GatechatError } from '../../exit-codes.js';
-import type { ChatEvent } from '../../protocol/events.js';
+import type { Attachment, ChatEvent } from '../../protocol/events.js';
+import { checkAttachmentLimits, readAttachments } from '../../session/attachments.js';
+import { sanitizeForTerminal } from '../terminal-text.js';
 import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { chatReducer, initialChat, pastTurnItems, type NoticeTone } from './chat-state.js';
 import { completeCommand, parseInput } from './commands.js';
@@ -35,6 +37,16 @@ export interface ChatAppProps {
   /** Retry notices join the transcript instead of being written into the live region. */
   showRetryNotices?: (show: (line: string) => void) => void;
   env?: NodeJS.ProcessEnv;
+  /** -a given with chat: they go with the first message, like /attach. */
+  attachments?: Attachment[];
+}
+
+/** `shot.png (image/png, 2.0 KiB)`: what the pending message carries, above the input box. */
+export function attachmentLabel(a: Attachment): string {
+  const size = a.kind === 'text' ? Buffer.byteLength(a.text) : a.bytes;
+  const kind = a.kind === 'text' ? 'text' : a.kind === 'pdf' ? 'PDF' : a.mime;
+  const shown = size < 1024 ? `${size} B` : size < 1024 * 1024 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 / 1024).toFixed(1)} MiB`;
+  return `${sanitizeForTerminal(a.path)} (${kind}, ${shown})`;
 }
 
 
@@ -118,13 +130,47 @@ export function ChatApp(props: ChatAppProps) {
     [conversation, dispatch, finishExit],
   );
 
+  // Files for the next message (/attach, or -a with chat): shown above the input box until sent.
+  const [pending, setPending] = useState<Attachment[]>(() => props.attachments ?? []);
+  const pendingRef = useRef(pending);
+  const setPendingFiles = useCallback((files: Attachment[]) => {
+    pendingRef.current = files;
+    setPending(files);
+  }, []);
+
   const sendPrompt = useCallback(
     (text: string) => {
+      const files = pendingRef.current;
+      try {
+        checkAttachmentLimits(files, text);
+      } catch (error) {
+        return notice((error as Error).message, 'error');
+      }
       const controller = new AbortController();
-      startTurn(conversation.send(text, controller.signal), text, controller);
+      setPendingFiles([]);
+      startTurn(conversation.send(text, controller.signal, files), files.length > 0 ? `${text}\n${files.map((f) => `[attached ${attachmentLabel(f)}]`).join('\n')}` : text, controller);
     },
-    [conversation, startTurn],
+    [conversation, startTurn, notice, setPendingFiles],
   );
+
+  const attach = (path: string | null) => {
+    if (path === null) {
+      setPendingFiles([]);
+      return notice('attachments cleared', 'dim');
+    }
+    readAttachments([path]).then(
+      (files) => {
+        const next = [...pendingRef.current, ...files];
+        try {
+          checkAttachmentLimits(next, '');
+        } catch (error) {
+          return notice((error as Error).message, 'error');
+        }
+        setPendingFiles(next);
+      },
+      (error: unknown) => notice((error as Error).message, 'error'),
+    );
+  };
 
   const openEditor = (initial: string) => {
     // The editor owns the terminal meanwhile: Ink stops reading stdin and leaves raw mode.
@@ -153,6 +199,7 @@ export function ChatApp(props: ChatAppProps) {
     copy: (text) => write(osc52(text, props.env)),
     lastAnswer: () => chatRef.current.last?.text ?? null,
     edit: openEditor,
+    attach,
   };
 
   const handleLine = (text: string) => {
@@ -262,9 +309,10 @@ export function ChatApp(props: ChatAppProps) {
 
   // The live region (answer, input box, status line) stays shorter than the window, or Ink would
   // clear the screen to redraw it. The box's border, margin and the status line take 4 rows.
-  const inputBudget = Math.max(1, Math.floor((rows - 5) / (chat.live ? 2 : 1)));
+  const pendingRows = pending.length > 0 ? 1 : 0;
+  const inputBudget = Math.max(1, Math.floor((rows - 5 - pendingRows) / (chat.live ? 2 : 1)));
   const inputLines = inputView(input.value, input.cursor, columns - INPUT_BOX_CHROME_COLUMNS, inputBudget).rows;
-  const maxLiveLines = Math.max(3, rows - inputLines - 5);
+  const maxLiveLines = Math.max(3, rows - inputLines - 5 - pendingRows);
   const statusNotice = chat.exitArmed ? 'press Ctrl-C again to exit' : hint;
 
   return (
@@ -274,6 +322,9 @@ export function ChatApp(props: ChatAppProps) {
       </Static>
       {!leaving && chat.live && <LiveTurnView live={chat.live} showReasoning={chat.showReasoning} width={columns} maxLines={maxLiveLines} color={color} />}
       {!leaving && (<Box marginTop={1} flexDirection="column">
+        {pending.length > 0 && (
+          <Text dimColor wrap="truncate-end">{` attached: ${pending.map(attachmentLabel).join(' · ')}  (/attach clear drops them)`}</Text>
+        )}
         <InputBox value={input.value} cursor={input.cursor} busy={chat.live !== null} color={color} width={columns} maxRows={inputBudget} />
         <StatusLine settings={conversation.settings} last={chat.last} notice={statusNotice} color={color} />
       </Box>)}

@@ -16,13 +16,28 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'reasoning', args: '[on|off]', help: 'show or fold reasoning (also Ctrl-R)' },
   { name: 'retry', args: '', help: 'ask the last prompt again, replacing its answer' },
   { name: 'clear', args: '', help: 'start a new conversation' },
+  { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message' },
   { name: 'save', args: '<file>', help: 'write the conversation as Markdown' },
   { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)' },
   { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review' },
   { name: 'exit', args: '', help: 'leave (also Ctrl-D, or Ctrl-C twice)' },
 ];
 
-export type CommandName = 'help' | 'model' | 'temperature' | 'system' | 'api' | 'stream' | 'reasoning' | 'retry' | 'clear' | 'save' | 'copy' | 'edit' | 'exit';
+export type CommandName =
+  | 'help'
+  | 'model'
+  | 'temperature'
+  | 'system'
+  | 'api'
+  | 'stream'
+  | 'reasoning'
+  | 'retry'
+  | 'clear'
+  | 'attach'
+  | 'save'
+  | 'copy'
+  | 'edit'
+  | 'exit';
 
 const ALIASES: Record<string, CommandName> = { quit: 'exit', q: 'exit', '?': 'help', temp: 'temperature' };
 

@@ -3,7 +3,7 @@
  * through import(), so the piped path never loads Ink or React (SPEC §10).
  */
 import { render } from 'ink';
-import type { Api, ChatEvent } from '../../protocol/events.js';
+import type { Api, Attachment, ChatEvent } from '../../protocol/events.js';
 import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { ExitCode } from '../../exit-codes.js';
 export { footerText } from '../footer.js';
@@ -18,6 +18,8 @@ import type { CompareHandlers } from '../../session/compare.js';
 export interface InteractiveChatOptions {
   conversation: Conversation;
   firstPrompt?: string;
+  /** -a with chat: sent with the first message. */
+  attachments?: Attachment[];
   inputHistoryFile: string;
   /** false: read the earlier prompts, write none of this chat's (--no-save). */
   saveInputHistory: boolean;
@@ -50,6 +52,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
     <ChatApp
       conversation={opts.conversation}
       firstPrompt={opts.firstPrompt}
+      attachments={opts.attachments}
       history={history}
       color={opts.color}
       showReasoning={opts.showReasoning}

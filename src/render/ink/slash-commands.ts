@@ -20,6 +20,8 @@ export interface CommandContext {
   copy(text: string): void;
   lastAnswer(): string | null;
   edit(initial: string): void;
+  /** /attach: read `path` (as typed, ~ expanded) and add it to the next message; null drops them all. */
+  attach?(path: string | null): void;
   cwd?: string;
 }
 
@@ -77,6 +79,10 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext):
       case 'clear':
         conversation.clear();
         return ctx.reset();
+      case 'attach':
+        if (!ctx.attach) return ctx.notice('/attach is not available here', 'error');
+        if (!arg) return ctx.notice('usage: /attach <path> (a file, image, PDF or directory) · /attach clear', 'info');
+        return ctx.attach(arg.toLowerCase() === 'clear' ? null : expandHome(arg));
       case 'save': {
         if (!arg) return ctx.notice('usage: /save <file>', 'error');
         const file = resolve(ctx.cwd ?? process.cwd(), expandHome(arg));
