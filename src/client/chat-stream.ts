@@ -66,6 +66,9 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
   if (opts.signal?.aborted) controller.abort();
 
   let response: HttpResponse | undefined;
+  // A request whose answer was decoded to its end has nothing left to abort; aborting anyway builds
+  // an AbortError with a stack trace per request, a visible cost over a batch of thousands.
+  let decoded = false;
   try {
     const sent = await send(protocol, opts, controller.signal);
     response = sent.response;
@@ -78,10 +81,12 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     switch (kind) {
       case 'sse': {
         const termination = yield* decodeStream(response, protocol.createDecoder(), log, secrets);
+        decoded = true;
         return { ...outcome, termination };
       }
       case 'json': {
         const termination = yield* decodeJson(response, protocol, secrets);
+        decoded = true;
         return { ...outcome, termination };
       }
       case 'html':
@@ -95,7 +100,7 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     opts.signal?.removeEventListener('abort', onAbort);
     // Harmless after a complete body; essential when the consumer stopped early.
     response?.close();
-    controller.abort();
+    if (!decoded) controller.abort();
   }
 }
 

@@ -77,15 +77,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
     options.onProgress?.(counts);
   };
 
-  // Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it.
-  const stopped = new Promise<'stopped'>((resolve) => {
-    if (signal.aborted) resolve('stopped');
-    signal.addEventListener('abort', () => resolve('stopped'), { once: true });
-  });
-
   const worker = async (): Promise<void> => {
     while (!signal.aborted) {
-      const next = await Promise.race([source.next(), stopped]);
+      const next = await unlessAborted(source.next(), signal);
       if (next === 'stopped' || next.done || signal.aborted) return;
       const parsed = next.value;
       if (parsed.kind === 'blank') continue;
@@ -123,6 +117,28 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       ? ExitCode.usage
       : ((firstFailure as { code: ExitCodeValue } | null)?.code ?? ExitCode.ok);
   return { ...counts, exitCode, elapsedMs: Date.now() - started };
+}
+
+/**
+ * Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it. (Not a
+ * Promise.race with one never-settling promise: each race would leave a reaction on it, per line.)
+ */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'stopped'> {
+  if (signal.aborted) return Promise.resolve('stopped');
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve('stopped');
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
