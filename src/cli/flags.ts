@@ -156,6 +156,7 @@ export function readToolsFile(path: string): ToolDefinition[] {
 
 /** `batch`: the chat options that make sense per line, then output and concurrency. */
 export function validateBatchOptions(input: string, raw: RawChatOptions & RawBatchOptions, command: Command): BatchOptions {
+  if ((raw.model?.length ?? 0) > 1) throw new UsageError('batch: -m takes one model, the default for every line (a line\'s "model" picks another)');
   const chat = validateChatOptions(raw, command);
   let concurrency = DEFAULT_BATCH_CONCURRENCY;
   if (raw.concurrency !== undefined) concurrency = parsePositiveInt(raw.concurrency, '--concurrency');

@@ -49,7 +49,7 @@ export function addBatchOptions(command: Command): Command {
   command
     .option('--output <file>', 'append one JSON line per input line here (default: stdout); rerun with the same file to resume')
     .option('--concurrency <n>', 'lines in flight at once, lowered while the gateway rate-limits (default: 4)')
-    .option('-m, --model <id>', 'model for lines without "model" (config: model)')
+    .option('-m, --model <id>', 'model or alias for lines without "model" (config: model)', collect)
     .option('-t, --temperature <n>', 'temperature for lines without "temperature" (default: not sent)')
     .option('--max-tokens <n>', 'maximum output tokens for lines without "max_tokens"')
     .option('-s, --system <text>', 'system prompt for lines without "system"')

@@ -286,6 +286,9 @@ describe('batch: usage errors', () => {
     const bad = await batch([input, '-m', 'echo', '--concurrency', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--concurrency: expected a whole number ≥ 1/);
+    const two = await batch([input, '-m', 'echo', '-m', 'lorem-3']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/batch: -m takes one model/);
     expect(ctx.gateway.requests).toHaveLength(0);
   });
 
