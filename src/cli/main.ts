@@ -112,13 +112,17 @@ function buildProgram(): Command {
   config.command('path').description('print the config file path').action(configAction('path'));
 
   addConnectionOptions(
-    program.command('models').description('list the gateway\'s models (GET {base}/models): ids when piped, a table on a terminal').option('--json', 'as JSON'),
-  ).action((raw: RawChatOptions & { json?: boolean }) =>
+    program
+      .command('models')
+      .description("list the gateway's models (GET {base}/models): ids when piped; on a terminal a table with aliases, context length and prices")
+      .argument('[filter]', 'only ids containing this text (case-insensitive)')
+      .option('--json', "the gateway's own model objects, as a JSON array"),
+  ).action((filter: string | undefined, raw: RawChatOptions & { json?: boolean }) =>
     run(async () => {
       verbose = Boolean(raw.verbose);
       const flags = validateConnectionFlags(raw);
       const { runModelsCommand } = await import('./commands/models.js');
-      return runModelsCommand(flags, { json: Boolean(raw.json), verbose }, io);
+      return runModelsCommand(flags, { json: Boolean(raw.json), verbose, filter }, io);
     }),
   );
 

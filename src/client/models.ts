@@ -10,24 +10,60 @@ export interface ModelInfo {
   created?: number;
   /** Anthropic's human-readable name. */
   display_name?: string;
+  /** Context window in tokens (OpenRouter `context_length`, LiteLLM `max_input_tokens`). */
+  context_length?: number;
+  /** USD per token (OpenRouter `pricing.prompt` / `.completion`, LiteLLM `input_cost_per_token` / `output_cost_per_token`). */
+  input_price?: number;
+  output_price?: number;
+  /** The gateway's own object, untouched (`gatechat models --json` prints these). */
+  raw: unknown;
+}
+
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+/** A finite number ≥ 0, given as a number or (OpenRouter's prices) a decimal string. */
+function amount(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** The first of `keys` found in any of `sources`, as an amount. */
+function firstAmount(sources: Array<Record<string, unknown> | undefined>, keys: string[]): number | undefined {
+  for (const source of sources) {
+    for (const key of keys) {
+      const found = amount(source?.[key]);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 // Anthropic-style lists page with has_more/last_id; a runaway gateway must not loop forever.
 const MAX_PAGES = 20;
 
 function toModel(item: unknown): ModelInfo | null {
-  if (typeof item === 'string') return item === '' ? null : { id: item };
-  if (typeof item !== 'object' || item === null) return null;
-  const record = item as Record<string, unknown>;
-  const id = typeof record.id === 'string' ? record.id : typeof record.name === 'string' ? record.name : null;
-  if (id === null || id === '') return null;
-  const model: ModelInfo = { id };
-  if (typeof record.owned_by === 'string') model.owned_by = record.owned_by;
-  if (typeof record.created === 'number') model.created = record.created;
-  else if (typeof record.created_at === 'string' && !Number.isNaN(Date.parse(record.created_at))) {
-    model.created = Math.floor(Date.parse(record.created_at) / 1000);
+  if (typeof item === 'string') return item === '' ? null : { id: item, raw: item };
+  const object = record(item);
+  if (!object) return null;
+  // LiteLLM's /model/info names it model_name; OpenAI, OpenRouter and Anthropic use id.
+  const id = [object.id, object.model_name, object.name].find((v): v is string => typeof v === 'string' && v !== '');
+  if (id === undefined) return null;
+  const model: ModelInfo = { id, raw: item };
+  if (typeof object.owned_by === 'string') model.owned_by = object.owned_by;
+  if (typeof object.created === 'number') model.created = object.created;
+  else if (typeof object.created_at === 'string' && !Number.isNaN(Date.parse(object.created_at))) {
+    model.created = Math.floor(Date.parse(object.created_at) / 1000);
   }
-  if (typeof record.display_name === 'string') model.display_name = record.display_name;
+  if (typeof object.display_name === 'string') model.display_name = object.display_name;
+  const info = record(object.model_info);
+  const pricing = record(object.pricing);
+  const context = firstAmount([object, info, record(object.top_provider)], ['context_length', 'max_input_tokens']);
+  if (context !== undefined) model.context_length = context;
+  const input = firstAmount([pricing, object, info], ['prompt', 'input_cost_per_token']);
+  if (input !== undefined) model.input_price = input;
+  const output = firstAmount([pricing, object, info], ['completion', 'output_cost_per_token']);
+  if (output !== undefined) model.output_price = output;
   return model;
 }
 

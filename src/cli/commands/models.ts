@@ -1,34 +1,39 @@
 import { listModels } from '../../client/models.js';
 import { UsageError } from '../../exit-codes.js';
-import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import { aliasesOf } from '../../config/model-entries.js';
+import { openConfigStore } from '../../config/store.js';
+import { modelTable } from '../../render/model-table.js';
 import { connectionFrom, diagnostics, loadSettings, resolveApiKey, type Io } from '../context.js';
 import type { ChatFlags } from '../flags.js';
 import { saveModelIds } from '../../session/models-cache.js';
 
-/** `gatechat models`: ids one per line when piped (for scripts), a table on a terminal. */
-export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; verbose: boolean }, io: Io): Promise<number> {
+/**
+ * `gatechat models [filter]`: ids one per line when piped (for scripts), a table with aliases,
+ * context length and prices on a terminal, the gateway's own objects with --json (SPEC §11).
+ */
+export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; verbose: boolean; filter?: string }, io: Io): Promise<number> {
   const settings = await loadSettings(flags);
   if (!settings.baseUrl) {
     throw new UsageError('no base URL configured', 'run: gatechat config set base-url https://your-gateway/v1');
   }
   const conn = connectionFrom(await resolveApiKey({ ...settings, baseUrl: settings.baseUrl }));
   const { log } = diagnostics(io, opts.verbose);
-  const models = await listModels(conn, undefined, log);
+  const all = await listModels(conn, undefined, log);
   try {
     // For shell completion of -m (SPEC §14); an id with blanks or controls could not be typed anyway.
-    saveModelIds(conn.baseUrl, models.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id)));
+    saveModelIds(conn.baseUrl, all.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id)));
   } catch (error) {
     log?.(`could not save the model list for completion: ${(error as Error).message}`);
   }
+  const needle = opts.filter?.toLowerCase();
+  const models = needle ? all.filter((m) => m.id.toLowerCase().includes(needle)) : all;
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify(models)}\n`);
+    io.stdout.write(`${JSON.stringify(models.map((m) => m.raw))}\n`);
   } else if (io.stdout.isTTY) {
-    // The gateway's ids and owners are drawn on a terminal: no escape codes (SPEC §8).
-    const rows = models.map((m) => ({ id: sanitizeForTerminal(m.id), owner: sanitizeForTerminal(m.owned_by ?? '') }));
-    const width = Math.max(2, ...rows.map((m) => m.id.length));
-    io.stdout.write(`${'ID'.padEnd(width)}  OWNER\n`);
-    for (const model of rows) io.stdout.write(`${model.id.padEnd(width)}  ${model.owner}\n`);
-    io.stderr.write(`${models.length} model${models.length === 1 ? '' : 's'} at ${conn.baseUrl}\n`);
+    const aliases = aliasesOf(openConfigStore().snapshot(), settings.profile);
+    io.stdout.write(`${modelTable(models, aliases).join('\n')}\n`);
+    const matching = needle ? ` matching ${JSON.stringify(opts.filter)}` : '';
+    io.stderr.write(`${models.length} model${models.length === 1 ? '' : 's'}${matching} at ${conn.baseUrl}\n`);
   } else {
     for (const model of models) io.stdout.write(`${model.id}\n`);
   }
