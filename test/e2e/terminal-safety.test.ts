@@ -97,4 +97,24 @@ describe('terminal safety', () => {
       session.kill();
     }
   });
+
+  it('a tool call taller than the window does not make the live view clear the screen', async () => {
+    const args = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`key_${i}`, `value ${i}`]));
+    const server = await loopback(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.write(chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '' } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
+      res.write(chunk({}, 'tool_calls'));
+      // The call is complete well before the stream ends: the live view shows it meanwhile.
+      await new Promise((r) => setTimeout(r, 400));
+      res.end('data: [DONE]\n\n');
+    });
+    const { code, raw } = await runInPty(['--base-url', server.url, '-m', 'm', '--no-save', 'call it'], { env: ctx.user.env(), rows: 24 });
+    expect(code, visible(raw)).toBe(0);
+    expect(raw).toContain('value 39');
+    expect(raw, visible(raw)).not.toContain(`${ESC}[3J`);
+    expect(raw, visible(raw)).not.toContain(`${ESC}[2J`);
+  });
 });
