@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanup, render } from 'ink-testing-library';
+import { type, until, frame } from './ink-test-kit.js';
 import { ChatApp } from '../../src/render/ink/ChatApp.js';
 import { loadMarkdown } from '../../src/render/ink/markdown-loader.js';
 import { openInputHistory } from '../../src/render/ink/input-history.js';
@@ -27,23 +28,6 @@ function setup(options: { history?: string[]; delayMs?: number } = {}) {
   return { app, conversation, onExit, historyFile, dir };
 }
 
-// Keys are written one read at a time, as a terminal delivers them; each gets a tick to be handled.
-async function type(app: ReturnType<typeof render>, ...chunks: string[]) {
-  for (const chunk of chunks) {
-    app.stdin.write(chunk);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 3000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const frame = (app: ReturnType<typeof render>) => app.lastFrame() ?? '';
 
 afterEach(() => cleanup());
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
+import { until } from './ink-test-kit.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 import { OneShotApp } from '../../src/render/ink/OneShotApp.js';
@@ -16,14 +17,6 @@ const outcome = (status: TurnOutcome['status'], text: string): TurnOutcome => ({
   },
   timings: { firstTokenMs: 1, totalMs: 2500 },
 });
-
-async function until(check: () => boolean, what: string) {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('OneShotApp', () => {
   it('prints the answer and tool calls on stdout, reasoning on stderr, then reports the outcome', async () => {

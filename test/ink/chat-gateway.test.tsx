@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
+import { type, until, frame } from './ink-test-kit.js';
 import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
 import { openConversation, type ConversationDeps } from '../../src/session/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
@@ -63,22 +64,6 @@ function chat(model: string, extra: Partial<ConversationDeps> = {}) {
   return { app, conversation, onExit };
 }
 
-async function type(app: ReturnType<typeof render>, ...chunks: string[]) {
-  for (const chunk of chunks) {
-    app.stdin.write(chunk);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const frame = (app: ReturnType<typeof render>) => app.lastFrame() ?? '';
 const bodies = () => gateway.requests.map((r) => r.body as { messages: unknown[]; model: string });
 const idle = (conversation: { turns: ReadonlyArray<unknown> }, n: number) => () => conversation.turns.length === n;
 

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanup, render } from 'ink-testing-library';
+import { type, until, frame } from './ink-test-kit.js';
 import { ChatApp } from '../../src/render/ink/ChatApp.js';
 import { openInputHistory } from '../../src/render/ink/input-history.js';
 import { FakeConversation } from './fake-conversation.js';
@@ -21,22 +22,6 @@ function setup(options: { delayMs?: number; editor?: (initial: string) => { text
   return { app, conversation };
 }
 
-async function type(app: ReturnType<typeof render>, ...chunks: string[]) {
-  for (const chunk of chunks) {
-    app.stdin.write(chunk);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 3000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const frame = (app: ReturnType<typeof render>) => app.lastFrame() ?? '';
 
 describe('chat rough edges', () => {
   it('/edit puts the edited text in the input box for review; it is sent only on Enter', async () => {

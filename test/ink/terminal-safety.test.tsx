@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanup, render } from 'ink-testing-library';
+import { until } from './ink-test-kit.js';
 import { GatechatError, ExitCode } from '../../src/exit-codes.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
@@ -18,14 +19,6 @@ afterEach(() => cleanup());
 const ESC = '\u001B';
 const BEL = '\u0007';
 const osc = (payload: string) => `${ESC}]${payload}${BEL}`;
-
-async function until(check: () => boolean, what: string) {
-  const deadline = Date.now() + 3000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** With colour off the views write no escape codes of their own: any ESC or BEL came from the gateway. */
 function expectNoControls(output: string) {
