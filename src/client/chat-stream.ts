@@ -85,12 +85,12 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
         return { ...outcome, termination };
       }
       case 'json': {
-        const termination = yield* decodeJson(response, protocol, secrets);
+        const termination = yield* decodeJson(response, protocol, secrets, log);
         decoded = true;
         return { ...outcome, termination };
       }
       case 'html':
-        throw await htmlAnswerError(response);
+        throw await htmlAnswerError(response, log);
       default: {
         const never: never = kind;
         throw new Error(`unknown body kind ${String(never)}`);
@@ -204,12 +204,26 @@ function redactError(event: ChatEvent, secrets: string[]): ChatEvent {
   return event.type === 'error' ? { ...event, message: redactSecrets(event.message, secrets) } : event;
 }
 
-async function* decodeJson(response: HttpResponse, protocol: Protocol, secrets: string[]): AsyncGenerator<ChatEvent, Termination, void> {
+/** -v: the body of a 200 that is not a usable answer, which the error line only summarises. */
+const MAX_LOGGED_BODY = 64 * 1024;
+function logBody(log: ((line: string) => void) | undefined, text: string): void {
+  if (!log) return;
+  const more = text.length - MAX_LOGGED_BODY;
+  log(`< body: ${more > 0 ? `${text.slice(0, MAX_LOGGED_BODY)}… (${more} more characters)` : text}`);
+}
+
+async function* decodeJson(
+  response: HttpResponse,
+  protocol: Protocol,
+  secrets: string[],
+  log: ((line: string) => void) | undefined,
+): AsyncGenerator<ChatEvent, Termination, void> {
   const text = await response.text();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
+    logBody(log, text);
     // A body that starts as JSON but stops early is a cut-off answer, not a gateway's prose: the
     // non-stream form of a stream without its end marker (exit 8).
     if (/^\s*[{[]/.test(text) && /end of (JSON )?input|Unterminated|Expected/i.test((error as Error).message)) {
@@ -220,15 +234,19 @@ async function* decodeJson(response: HttpResponse, protocol: Protocol, secrets: 
   }
   let sawError = false;
   for (const event of protocol.parseResponse(parsed)) {
-    if (event.type === 'error') sawError = true;
+    if (event.type === 'error') {
+      if (!sawError) logBody(log, text);
+      sawError = true;
+    }
     yield redactError(event, secrets);
   }
   return sawError ? 'error' : 'end_marker';
 }
 
 /** A proxy's HTML page with status 200 is not an answer (exit 6), and is summarised, not dumped. */
-async function htmlAnswerError(response: HttpResponse): Promise<HttpError> {
+async function htmlAnswerError(response: HttpResponse, log: ((line: string) => void) | undefined): Promise<HttpError> {
   const text = await response.text().catch(() => '');
+  logBody(log, text);
   const summary = describeErrorBody(text, response.headers['content-type']).message || 'HTML page';
   return new HttpError(
     { status: response.status, gatewayMessage: summary, code: null, type: null, param: null, requestId: response.requestId },

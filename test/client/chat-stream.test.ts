@@ -253,9 +253,27 @@ describe('content-type robustness and non-stream answers', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('upstream said no');
     });
-    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }) }));
+    const logged: string[] = [];
+    const error = await failure(collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }), log: (line) => logged.push(line) }));
     expect(error.exitCode).toBe(6);
     expect(error.message).toBe('the gateway answered with invalid JSON: upstream said no');
+    // -v shows what the line summarises.
+    expect(logged).toContain('< body: upstream said no');
+  });
+
+  it('-v logs the whole body of a 200 that carries an error or an HTML page', async () => {
+    const errorBody = JSON.stringify({ id: 'x', object: 'chat.completion', choices: [], error: { code: 502, message: 'upstream failed', metadata: { raw: 'detail '.repeat(100) } } });
+    const s = await server((q, res) => {
+      const html = q.url?.includes('html');
+      res.writeHead(200, { 'content-type': html ? 'text/html' : 'application/json' });
+      res.end(html ? '<html><title>Blocked</title><body>policy 42</body></html>' : errorBody);
+    });
+    const logged: string[] = [];
+    const log = (line: string) => logged.push(line);
+    await collect({ conn: connection(s.url), api: 'chat', request: request({ stream: false }), log }).catch(() => undefined);
+    expect(logged).toContain(`< body: ${errorBody}`);
+    await failure(collect({ conn: connection(`${s.url}/html`), api: 'chat', request: request({ stream: false }), log }));
+    expect(logged).toContain('< body: <html><title>Blocked</title><body>policy 42</body></html>');
   });
 });
 
