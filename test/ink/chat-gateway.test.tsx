@@ -94,6 +94,7 @@ describe('chat over the dev gateway', () => {
       const call = conversation.turns[0]!.result.tool_calls[0]!;
       expect(call).toMatchObject({ name: 'get_weather', arguments: { input: 'weather in Oslo' } });
       await until(() => frame(app).includes('get_weather'), 'the tool call on screen');
+      await until(() => frame(app).includes('your next message is sent as the result of the tool call(s) above'), 'the hint');
       conversation.update({ model: 'echo' });
       await type(app, 'sunny, 21 C', ENTER);
       await until(idle(conversation, 2), 'the answer');

@@ -95,5 +95,11 @@ describe('pastTurnItems (a resumed chat)', () => {
     const state = initialChat({ showReasoning: false, banner: 'b', history: items });
     expect(state.items.map((i) => i.id)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(pastTurnItems(turns)).toHaveLength(3 * 2 + 2);
+    const called = { prompt: 'weather?', ...outcome('complete', '') };
+    called.result.tool_calls = [{ id: 'c1', name: 'get_weather', arguments: {} }];
+    expect(pastTurnItems([called]).slice(-2)).toEqual([
+      { kind: 'tool', call: { id: 'c1', name: 'get_weather', arguments: {} } },
+      { kind: 'notice', tone: 'dim', text: 'your next message is sent as the result of the tool call(s) above' },
+    ]);
   });
 });

@@ -5,7 +5,7 @@ import type { Attachment, ChatEvent } from '../../protocol/events.js';
 import { checkAttachmentLimits, readAttachments } from '../../session/attachments.js';
 import { sanitizeForTerminal } from '../terminal-text.js';
 import type { Conversation, TurnOutcome } from '../../session/types.js';
-import { chatReducer, initialChat, pastTurnItems, type NoticeTone } from './chat-state.js';
+import { chatReducer, initialChat, pastTurnItems, TOOL_RESULT_HINT, type NoticeTone } from './chat-state.js';
 import { completeCommand, parseInput } from './commands.js';
 import { editInEditor } from './editor.js';
 import { INPUT_BOX_CHROME_COLUMNS, InputBox } from './InputBox.js';
@@ -117,6 +117,7 @@ export function ChatApp(props: ChatAppProps) {
             const error = outcome.error;
             const line = error ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : undefined;
             dispatch({ type: 'turn-end', outcome, now: Date.now(), errorLine: line });
+            if (outcome.result.tool_calls.length > 0) notice(TOOL_RESULT_HINT, 'dim');
           },
           (error: unknown) => dispatch({ type: 'turn-end', outcome: failedOutcome(error, conversation.settings.api), now: Date.now() }),
         )
@@ -127,7 +128,7 @@ export function ChatApp(props: ChatAppProps) {
           if (exitRequested.current) finishExit();
         });
     },
-    [conversation, dispatch, finishExit],
+    [conversation, dispatch, finishExit, notice],
   );
 
   // Files for the next message (/attach, or -a with chat): shown above the input box until sent.

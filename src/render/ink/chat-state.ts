@@ -145,6 +145,9 @@ function endTurn(state: ChatState, outcome: TurnOutcome, now: number, errorLine:
   return push({ ...state, live: null, last }, ...out);
 }
 
+/** After an answer that called tools: what the next message will be (SPEC §6). */
+export const TOOL_RESULT_HINT = 'your next message is sent as the result of the tool call(s) above';
+
 /** How many earlier turns a resumed chat prints; `gatechat history show` has them all. */
 export const PAST_TURNS_SHOWN = 20;
 
@@ -164,6 +167,7 @@ export function pastTurnItems(turns: ReadonlyArray<FinishedTurn>, limit = PAST_T
       items.push({ kind: 'notice', tone: turn.status === 'cancelled' ? 'warn' : 'error', text: `${turn.status === 'cancelled' ? '⊘' : '✗'} ${STATUS_NOTE[turn.status]}` });
     }
   }
+  if ((turns.at(-1)?.result.tool_calls.length ?? 0) > 0) items.push({ kind: 'notice', tone: 'dim', text: TOOL_RESULT_HINT });
   return items;
 }
 
