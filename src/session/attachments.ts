@@ -2,7 +2,6 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Attachment, ImageMime } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import { readAllBytes } from './stdin.js';
-import { listTextFileCandidates } from './attachment-walk.js';
 
 // SPEC §12 attachments: files read and typed by their bytes (never their names), directories walked,
 // and the size limits checked before anything is sent.
@@ -117,6 +116,8 @@ export async function readAttachments(paths: string[], options: ReadAttachmentsO
       throw readError(path, error);
     }
     if (stat.isDirectory()) {
+      // The .gitignore matcher is loaded only when a directory is attached.
+      const { listTextFileCandidates } = await import('./attachment-walk.js');
       const found = listTextFileCandidates(path).flatMap(({ path: file, size }) => {
         const attachment = attachmentFromBytes(file, readFileBounded(file, size));
         return attachment?.kind === 'text' ? [attachment] : [];

@@ -1,6 +1,6 @@
 // -a / --attach as a user meets it (SPEC §12): the built binary against the dev gateway over real
 // loopback HTTP, checking the exact request bodies, the limits (nothing sent) and saved conversations.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -194,5 +194,24 @@ describe('saved conversations keep attachments', () => {
     expect(rmLast.stderr).toMatch(/and 1 attachment nothing else uses/);
     expect(readdirSync(blobs)).toHaveLength(0);
     expect(existsSync(blobs)).toBe(true);
+  });
+
+  it('Messages: -c sends the image block again; a lost blob is refused with the file named and nothing sent', async () => {
+    const shot = file('dog.png', png(700));
+    const first = await gatechat(['--api', 'messages', '-a', shot, 'what animal']);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await gatechat(['-c', 'sure?']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(body().messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(700).toString('base64') } }, { type: 'text', text: 'what animal' }],
+    });
+
+    rmSync(join(ctx.user.dataDir, 'blobs'), { recursive: true });
+    const sent = ctx.gateway.requests.length;
+    const lost = await gatechat(['-c', 'still there?']);
+    expect(lost.code).toBe(2);
+    expect(lost.stderr).toMatch(/the attached .*dog\.png is missing/);
+    expect(ctx.gateway.requests).toHaveLength(sent);
   });
 });
