@@ -8,7 +8,7 @@ import { createJsonlRenderer } from '../render/json.js';
 import { createPipeRenderer } from '../render/pipe.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, type Io } from './context.js';
+import { openSession, silentStdinHint, type Io } from './context.js';
 import type { ChatModeOptions } from './flags.js';
 import { interruptOnSignals } from './one-shot.js';
 import { useColor } from './terminal.js';
@@ -45,7 +45,7 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
     const { conversation } = await openSession({ ...options, flags: { ...options.flags, model: name } }, io, name);
     conversations.push(conversation);
   }
-  const prompt = await readPromptInput({ stdin: io.stdin, args: promptArgs, readStdin: options.readStdin && !io.stdin.isTTY });
+  const prompt = await readPromptInput({ stdin: io.stdin, args: promptArgs, readStdin: options.readStdin && !io.stdin.isTTY, onSilent: silentStdinHint(io) });
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);

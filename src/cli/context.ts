@@ -56,6 +56,15 @@ export interface Diagnostics {
   warn: (line: string) => void;
 }
 
+/**
+ * For readPromptInput: `cmd | gatechat` where the pipe stays open and empty looks like a hang, so a
+ * person watching stderr is told why. Not when stderr is not a terminal: scripts get no chatter.
+ */
+export function silentStdinHint(io: Io): (() => void) | undefined {
+  if (!io.stderr.isTTY) return undefined;
+  return () => io.stderr.write('gatechat: reading the prompt from stdin, which has sent nothing yet (pass --no-stdin to skip it)\n');
+}
+
 /** Diagnostics quote the gateway (messages, bodies with -v): drawn without its escape codes. */
 /** `gatechat: `, or `gatechat: [model] ` for one model of a compare run. */
 const linePrefix = (label?: string) => (label === undefined ? 'gatechat: ' : `gatechat: [${label}] `);

@@ -9,7 +9,7 @@ import { createDocumentRenderer } from '../render/document.js';
 import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, type Io } from './context.js';
+import { openSession, silentStdinHint, type Io } from './context.js';
 import { describeRequest } from './dry-run.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
@@ -57,6 +57,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     stdin: io.stdin,
     args: promptArgs,
     readStdin: options.readStdin && !io.stdin.isTTY,
+    onSilent: silentStdinHint(io),
     allowEmpty: attachments.length > 0,
   });
   checkAttachmentLimits(attachments, prompt);

@@ -11,7 +11,12 @@ export interface PromptInput {
   readStdin: boolean;
   /** Attachments alone are a message: an empty prompt is then '' instead of a usage error. */
   allowEmpty?: boolean;
+  /** Called once when piped stdin gives nothing (no byte, no EOF) for SILENT_STDIN_MS. */
+  onSilent?: () => void;
 }
+
+/** How long an open, empty pipe is waited on before the user is told what gatechat is doing. */
+export const SILENT_STDIN_MS = 2000;
 
 /**
  * SPEC §1: piped stdin first, a blank line, then the prompt arguments joined by spaces. stdin alone
@@ -19,14 +24,26 @@ export interface PromptInput {
  * stdin keeps its text as is except one trailing newline (the one `echo` and editors add), so a
  * file's own indentation and inner blank lines reach the model unchanged. A UTF-8 BOM is dropped.
  */
-export async function readPromptInput({ stdin, args, readStdin, allowEmpty = false }: PromptInput): Promise<string> {
+export async function readPromptInput({ stdin, args, readStdin, allowEmpty = false, onSilent }: PromptInput): Promise<string> {
   const fromArgs = args.join(' ');
   let fromStdin = '';
   if (readStdin && !stdin.isTTY) {
-    const bytes = await readAllBytes(stdin, MAX_PROMPT_BYTES, () => {
-      throw new UsageError('input is larger than 8 MiB; refusing to truncate it (pass a smaller file)');
-    });
-    fromStdin = stripOneNewline(decodeUtf8(bytes));
+    const silence = onSilent ? setTimeout(onSilent, SILENT_STDIN_MS) : undefined;
+    // The first chunk (or EOF, or an error) ends the wait: a slow producer that has begun is fine.
+    const stopWaiting = () => clearTimeout(silence);
+    try {
+      const bytes = await readAllBytes(
+        stdin,
+        MAX_PROMPT_BYTES,
+        () => {
+          throw new UsageError('input is larger than 8 MiB; refusing to truncate it (pass a smaller file)');
+        },
+        stopWaiting,
+      );
+      fromStdin = stripOneNewline(decodeUtf8(bytes));
+    } finally {
+      stopWaiting();
+    }
   }
   const hasStdin = fromStdin.trim() !== '';
   const prompt = hasStdin && fromArgs ? `${fromStdin}\n\n${fromArgs}` : hasStdin ? fromStdin : fromArgs;
@@ -45,10 +62,12 @@ export async function readAllBytes(
   stream: NodeJS.ReadableStream,
   limit: number,
   onOverflow: () => never,
+  onChunk?: () => void,
 ): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {
+    onChunk?.();
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array);
     total += buffer.length;
     if (total > limit) {
