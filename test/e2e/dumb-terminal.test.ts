@@ -1,12 +1,12 @@
 // SPEC §8: TERM=dumb means no cursor movement at all — no spinner, no live region, no synchronized
 // output; text is printed as it arrives. Checked on the raw bytes written to a real pty.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binPath, shellQuoteArgs } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runInPty, visible } from '../helpers/pty.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
 
 const ESC = '\u001B';
 const ctx = useGatewayAndUser();
@@ -28,7 +28,7 @@ function launchDumb(args: string[]) {
   return { session, raw: () => (existsSync(file) ? readFileSync(file, 'utf8') : '') };
 }
 
-describe('TERM=dumb', () => {
+describeInTerminal('TERM=dumb', () => {
   it('one-shot prints plain text with no escape codes at all, and keeps the answer safe', async () => {
     const { code, raw } = await runInPty(['--base-url', ctx.base, '-m', 'echo', `plain answer${ESC}]2;PWNED${ESC}\\ here`], {
       env: { ...ctx.user.env(), TERM: 'dumb' },

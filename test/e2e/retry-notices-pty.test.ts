@@ -1,8 +1,8 @@
 // Retries on a terminal: each notice stays on screen and no spinner line is left behind (SPEC §7, §8).
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { binPath, shellQuoteArgs } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
 
 const ctx = useGatewayAndUser();
 const sessions: TmuxSession[] = [];
@@ -22,7 +22,7 @@ function launch(args: string[]): TmuxSession {
 
 const retryLines = (screen: string) => screen.split('\n').filter((line) => /retry \d of \d/.test(line));
 
-describe('retry notices on a terminal', () => {
+describeInTerminal('retry notices on a terminal', () => {
   it('one-shot: both notices stay, the spinner leaves no line behind', async () => {
     const s = launch(['-m', 'flaky-2', 'hello after retries']);
     expect(await s.waitForExit(30_000)).toBe(0);

@@ -1,11 +1,11 @@
 // The chat's rough edges in a real terminal (tmux): /edit with a real $EDITOR, keys typed in one burst.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway } from '../../src/gateway/server.js';
 import { binPath, shellQuoteArgs } from '../helpers/cli.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
 
 const READY = 'Ask anything';
 let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -28,7 +28,7 @@ function launch(editor: string): TmuxSession {
 
 const answerLine = (screen: string, text: string) => screen.split('\n').some((line) => line === `  ${text}`);
 
-describe('chat rough edges in a terminal', () => {
+describeInTerminal('chat rough edges in a terminal', () => {
   beforeAll(async () => {
     gateway = await startGateway({ port: 0 });
   });
