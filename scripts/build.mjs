@@ -2,6 +2,7 @@
 // (SPEC §10), so the Ink UI is a separate chunk reached only through dynamic import().
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -12,7 +13,30 @@ const staging = `${dist}.build-${process.pid}`;
 const retired = `${dist}.old-${process.pid}`;
 rmSync(staging, { recursive: true, force: true });
 
+/**
+ * Node built-ins through require(), not ESM import. An ESM import of a CommonJS built-in makes Node
+ * build its namespace object, which reads every lazy getter: `node:http` then loads Node's own
+ * bundled undici (~18 ms on 22+), `node:fs` 34 more internal modules, `node:util` worker_threads,
+ * `node:crypto` WebCrypto. esbuild's __toESM wrapper copies getters without calling them.
+ */
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined;
+      // The require() inside the shim module itself stays external (the banner defines require).
+      if (args.namespace === 'builtin-cjs' || args.kind === 'require-call') return { path: args.path, external: true };
+      return { path: args.path, namespace: 'builtin-cjs' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
+  plugins: [builtinsByRequire],
   entryPoints: { cli: 'src/cli/main.ts' },
   outdir: staging,
   bundle: true,

@@ -1,7 +1,7 @@
-import { STATUS_CODES } from 'node:http';
 import { ExitCode, GatechatError, type ExitCodeValue } from '../exit-codes.js';
 import { describeErrorBody } from '../protocol/error-body.js';
 import { redactSecrets } from './headers.js';
+import { statusText } from './status-text.js';
 
 /** SPEC §4: 401/403 → 3, 429 → 5, other 4xx → 4, 5xx and anything unexpected → 6. */
 export function exitCodeForStatus(status: number): ExitCodeValue {
@@ -50,7 +50,7 @@ export class HttpError extends GatechatError {
 
 function httpErrorMessage(status: number, gatewayMessage: string): string {
   const what = status >= 400 && status < 500 ? 'gateway rejected the request' : 'gateway error';
-  const reason = gatewayMessage !== '' ? gatewayMessage : (STATUS_CODES[status] ?? 'no message');
+  const reason = gatewayMessage !== '' ? gatewayMessage : (statusText(status) ?? 'no message');
   return `${what}: HTTP ${status}: ${reason}`;
 }
 

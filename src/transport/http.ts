@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { STATUS_CODES } from 'node:http';
 import { request } from './undici-core.js';
 import { Dispatchers } from './dispatchers.js';
 import { proxyLabel } from './proxy-url.js';
@@ -11,6 +10,7 @@ import { RequestAbortedError, bodyChunks, errorCode, isAbortError, readText } fr
 import { NetworkError, httpErrorFrom, requestIdFrom, seconds } from './errors.js';
 import { buildHeaders, credentialHeaderNames, redactHeaders, redactSecrets, secretsOf } from './headers.js';
 import { requestedWaitMs, retryDelayMs, shouldRetry } from './retry.js';
+import { statusText } from './status-text.js';
 
 export { isAbortError, RequestAbortedError };
 
@@ -182,7 +182,7 @@ export function proxyError(error: unknown, url: URL, proxy: string, conn: Connec
   const refusedTunnel = /Proxy response \((\d{3})\)/.exec(detail);
   if (refusedTunnel) {
     const status = Number(refusedTunnel[1]);
-    const phrase = STATUS_CODES[status];
+    const phrase = statusText(status);
     return new NetworkError('connect', `proxy ${via} refused to connect to ${url.host}: HTTP ${status}${phrase ? ` ${phrase}` : ''}`, { cause: error, retryable: false, hint });
   }
   if (/Proxy Authentication Required/i.test(detail)) {
@@ -251,7 +251,7 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
     }
     const resHeaders = flatten(res.headers);
     if (log) {
-      const phrase = STATUS_CODES[res.statusCode];
+      const phrase = statusText(res.statusCode);
       log(`< ${res.statusCode}${phrase ? ` ${phrase}` : ''} (${Date.now() - started} ms)`);
       for (const name of LOGGED_RESPONSE_HEADERS) {
         if (resHeaders[name] !== undefined) log(`< ${name}: ${redactSecrets(resHeaders[name], secrets)}`);

@@ -1,0 +1,54 @@
+// Start-up on every Node line (SPEC §10): for Node 20, 22 and 24, gatechat's own cost — its median
+// wall for the piped 2000-token one-shot minus `node -e 0`'s median wall on the same Node in the same
+// run — and its peak RSS beside node's own. Runs alternate between the two commands so machine load
+// drifts hit both alike. Node 22/24 come from `npx -y -p node@N` (fetched once into npm's cache).
+// Run: node bench/nodes.mjs   (RUNS=21 for more samples; NODES=20,22 for fewer lines)
+import { execFileSync } from 'node:child_process';
+import { bin, fmt, measure, median, startDevGateway } from './lib.mjs';
+
+const runs = Number(process.env.RUNS ?? 11);
+const lines = (process.env.NODES ?? '20,22,24').split(',').map((s) => s.trim());
+
+/** The node binary of one major line: this one if it matches, else npx's node@N package. */
+function nodeBinary(major) {
+  if (process.versions.node.split('.')[0] === major) return process.execPath;
+  return execFileSync('npx', ['-y', '-p', `node@${major}`, '-c', 'node -p process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+}
+
+const gateway = await startDevGateway();
+const env = { ...process.env, GATECHAT_CONFIG_DIR: '/nonexistent-gatechat-bench', GATECHAT_DATA_DIR: '/tmp/gatechat-bench-data' };
+const rows = [];
+try {
+  for (const major of lines) {
+    const node = nodeBinary(major);
+    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+    const base = [];
+    const chat = [];
+    // One warm-up each: the compile cache (Node 22.1+) is filled on a first run, as after an install.
+    await measure([node, '-e', '0']);
+    await measure([node, bin, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
+    for (let i = 0; i < runs; i++) {
+      base.push(await measure([node, '-e', '0']));
+      const r = await measure([node, bin, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
+      if (r.code !== 0) throw new Error(`gatechat exited ${r.code} on ${version}`);
+      chat.push(r);
+    }
+    const wall = (list) => median(list.map((r) => r.wallMs));
+    const rss = (list) => median(list.map((r) => r.rssMiB));
+    const peak = (list) => Math.max(...list.map((r) => r.rssMiB));
+    rows.push({ version, nodeMs: wall(base), chatMs: wall(chat), nodeRss: rss(base), chatRss: rss(chat), chatPeak: peak(chat), nodePeak: peak(base) });
+  }
+} finally {
+  gateway.stop();
+}
+
+console.log(`\nStart-up per Node line — piped one-shot, lorem-2000 stream, median of ${runs} alternating runs\n`);
+console.log('| Node | node -e 0 ms | gatechat ms | own cost ms (≤ 60) | node -e 0 RSS MiB | gatechat RSS MiB (median / peak) | RSS over node (≤ 20 MiB) |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  const own = r.chatMs - r.nodeMs;
+  const extra = r.chatPeak - r.nodePeak;
+  console.log(
+    `| ${r.version} | ${fmt(r.nodeMs)} | ${fmt(r.chatMs)} | ${fmt(own)} ${own <= 60 ? 'met' : 'NOT met'} | ${fmt(r.nodePeak)} | ${fmt(r.chatRss)} / ${fmt(r.chatPeak)} | +${fmt(extra)} ${extra <= 20 ? 'met' : 'NOT met'} |`,
+  );
+}
