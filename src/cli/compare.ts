@@ -1,5 +1,6 @@
-import type { ChatEvent } from '../protocol/events.js';
+import type { Attachment, ChatEvent } from '../protocol/events.js';
 import { readPromptInput } from '../session/stdin.js';
+import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import { runCompare } from '../session/compare.js';
 import type { Conversation, TurnOutcome } from '../session/types.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
@@ -29,7 +30,8 @@ function endingLine(name: string, outcome: TurnOutcome): string | null {
  */
 export function compareExitCode(outcomes: readonly TurnOutcome[], signalExit: number | null): number {
   if (signalExit !== null) return signalExit;
-  const failed = outcomes.find((outcome) => outcome.status !== 'complete');
+  // A complete answer can still fail (--schema: exit 9).
+  const failed = outcomes.find((outcome) => outcome.status !== 'complete' || outcome.error !== undefined);
   return failed ? (failed.error?.exitCode ?? ExitCode.interrupted) : ExitCode.ok;
 }
 
@@ -45,7 +47,16 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
     const { conversation } = await openSession({ ...options, flags: { ...options.flags, model: name } }, io, name);
     conversations.push(conversation);
   }
-  const prompt = await readPromptInput({ stdin: io.stdin, args: promptArgs, readStdin: options.readStdin && !io.stdin.isTTY, onSilent: silentStdinHint(io) });
+  const attachments = await readAttachments(options.attach, { stdin: io.stdin });
+  const text = await readPromptInput({
+    stdin: io.stdin,
+    args: promptArgs,
+    readStdin: options.readStdin && !io.stdin.isTTY,
+    allowEmpty: attachments.length > 0,
+    onSilent: silentStdinHint(io),
+  });
+  checkAttachmentLimits(attachments, text);
+  const prompt = { prompt: text, attachments };
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
@@ -71,7 +82,7 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
 async function render(
   names: readonly string[],
   conversations: readonly Conversation[],
-  prompt: string,
+  prompt: { prompt: string; attachments: Attachment[] },
   signal: AbortSignal,
   options: ChatModeOptions,
   io: Io,

@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../protocol/events.js';
+import type { Attachment, ChatEvent } from '../protocol/events.js';
 import type { Conversation, TurnOutcome } from './types.js';
 
 // Compare mode (SPEC §11): one prompt to several models at once. Each model is its own Conversation
@@ -24,18 +24,20 @@ export interface CompareHandlers {
  */
 export async function runCompare(
   conversations: readonly Conversation[],
-  prompt: string,
+  /** The prompt, or the prompt with its attachments (-a: every model gets the same files). */
+  message: string | { prompt: string; attachments: Attachment[] },
   signal: AbortSignal,
   handlers: CompareHandlers,
   limit = MAX_COMPARE_IN_FLIGHT,
 ): Promise<TurnOutcome[]> {
+  const { prompt, attachments } = typeof message === 'string' ? { prompt: message, attachments: [] } : message;
   const outcomes: TurnOutcome[] = new Array(conversations.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < conversations.length) {
       const index = next++;
       handlers.onStart?.(index);
-      const turn = conversations[index].send(prompt, signal);
+      const turn = conversations[index].send(prompt, signal, attachments);
       let step = await turn.next();
       while (!step.done) {
         await handlers.onEvent(index, step.value);

@@ -123,6 +123,19 @@ describe('images and PDFs', () => {
   });
 });
 
+describe('compare mode', () => {
+  it('sends the same attachments to every model', async () => {
+    const shot = file('shot.png', png(99));
+    const result = await gatechat(['-m', 'echo+gzip', '-a', shot, 'what']); // with the helper's -m echo: two models
+    expect(result.code, result.stderr).toBe(0);
+    expect(ctx.gateway.requests).toHaveLength(2);
+    for (const request of ctx.gateway.requests) {
+      expect((request.body as any).messages[0].content[0]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${png(99).toString('base64')}` } });
+    }
+    expect(result.stdout).toContain('[image image/png 99 bytes]\nwhat');
+  });
+});
+
 describe('refused before anything is sent (exit 2, one line naming the file)', () => {
   it('an image over 3.75 MiB', async () => {
     const big = file('huge.png', png(3.75 * 1024 * 1024 + 1));

@@ -94,6 +94,16 @@ describe('the answer', () => {
   });
 });
 
+describe('compare mode', () => {
+  it('checks every model\'s answer: a non-matching one makes the exit 9 after all finished', async () => {
+    const result = await gatechat(['-m', 'json', '-m', 'json-bad', '--schema', 'title, year int', 'a film']);
+    expect(result.code).toBe(9);
+    expect(ctx.gateway.requests).toHaveLength(2);
+    for (const request of ctx.gateway.requests) expect((request.body as any).response_format.json_schema.name).toBe('answer');
+    expect(result.stderr).toMatch(/\[json-bad\] the answer does not match the schema: \/title must be string/);
+  });
+});
+
 describe('refused before anything is sent (exit 2)', () => {
   it('a broken schema, a bad field type, a schema ajv cannot compile, --schema with --tools', async () => {
     const cases: Array<[string[], RegExp]> = [
