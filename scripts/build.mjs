@@ -24,8 +24,9 @@ const builtinsByRequire = {
   setup(build) {
     build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       if (!isBuiltin(args.path)) return undefined;
-      // The require() inside the shim module itself stays external (the banner defines require).
-      if (args.namespace === 'builtin-cjs' || args.kind === 'require-call') return { path: args.path, external: true };
+      // The require() inside the shim module itself stays external (the banner defines require). A
+      // dynamic import() stays native too: split into a chunk, a CommonJS shim would export only `default`.
+      if (args.namespace === 'builtin-cjs' || args.kind === 'require-call' || args.kind === 'dynamic-import') return { path: args.path, external: true };
       return { path: args.path, namespace: 'builtin-cjs' };
     });
     build.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (args) => ({

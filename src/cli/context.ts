@@ -26,13 +26,18 @@ export async function loadSettings(flags: ChatFlags, isolated = false): Promise<
   return resolveSettings({ flags, env: process.env, file: await store.snapshot() });
 }
 
+const keysByCommand = new Map<string, Promise<string>>();
+
 /**
  * SPEC §14: the `api-key-cmd` runs here, once a request is about to need the key, never earlier
  * (config, history, --help and bad flags never start a password manager).
  */
 export async function resolveApiKey<T extends Settings>(settings: T): Promise<T> {
   if (settings.apiKeyCmd === undefined) return settings;
-  return { ...settings, apiKey: await runApiKeyCommand(settings.apiKeyCmd) };
+  // Once per run: compare mode opens a session per model, and a password manager should ask once.
+  let key = keysByCommand.get(settings.apiKeyCmd);
+  if (!key) keysByCommand.set(settings.apiKeyCmd, (key = runApiKeyCommand(settings.apiKeyCmd)));
+  return { ...settings, apiKey: await key };
 }
 
 export function connectionFrom(settings: Settings & { baseUrl: string }): Connection {

@@ -109,3 +109,14 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+describe('api-key-cmd in compare mode', () => {
+  it('runs once for the whole run, however many models are compared', async () => {
+    const counter = join(ctx.user.home, 'runs');
+    await configure(`echo run >> '${counter}'; echo sk-compare-key-0004`);
+    const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '-m', 'lorem-3', 'compare me'], { env: ctx.user.env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(sentKeys()).toEqual(['Bearer sk-compare-key-0004', 'Bearer sk-compare-key-0004']);
+    expect(readFileSync(counter, 'utf8')).toBe('run\n');
+  });
+});
