@@ -140,7 +140,8 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
       model: ready.model,
       api: settings.api,
       temperature: settings.temperature,
-      system: settings.system,
+      // -s "" means no system prompt (and drops a continued conversation's): never an empty one.
+      system: settings.system || undefined,
       stream: settings.stream,
       maxTokens: settings.maxTokens,
       extraBody: settings.extraBody,

@@ -135,6 +135,17 @@ describe("the conversation's own settings", () => {
     expect(lastBody().messages[0]).toEqual({ role: 'system', content: 'be long' });
   });
 
+  it('-s "" drops the system prompt from then on; none is sent empty', async () => {
+    expect((await gatechat(['-m', 'echo', '--api', 'messages', '-s', 'be brief', 'one'])).code).toBe(0);
+    expect(lastBody().system).toBe('be brief');
+    expect((await gatechat(['-c', '-s', '', 'two'])).code).toBe(0);
+    expect(lastBody()).not.toHaveProperty('system');
+    expect((await gatechat(['-c', 'three'])).code).toBe(0);
+    expect(lastBody()).not.toHaveProperty('system');
+    expect((await gatechat(['-m', 'echo', '-s', '', 'new'])).code).toBe(0);
+    expect(lastBody().messages).toEqual([{ role: 'user', content: 'new' }]);
+  });
+
   it('no temperature or max tokens in the conversation stays none when the config sets them later', async () => {
     expect((await gatechat(['-m', 'echo', 'plain'])).code).toBe(0);
     expect(lastBody()).not.toHaveProperty('temperature');
