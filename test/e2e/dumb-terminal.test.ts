@@ -63,4 +63,25 @@ describeInTerminal('TERM=dumb', () => {
     expect(await s.waitForExit()).toBe(0);
     expect(raw(), visible(raw())).not.toContain(ESC);
   });
+
+  it('chat: Ctrl-C cancels a streaming answer and the chat goes on; Ctrl-C twice at the prompt exits', async () => {
+    const { session: s, raw } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'slow-100', '--no-save']);
+    await s.waitForText('/help');
+    s.type('tell me a long story');
+    s.keys('Enter');
+    await s.waitForText('Lorem ipsum');
+    s.keys('C-c');
+    await s.waitForText('⊘ cancelled');
+    s.type('/model echo');
+    s.keys('Enter');
+    await s.waitForText('model: echo');
+    s.type('still here');
+    s.keys('Enter');
+    await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === 'still here'), 'the next answer');
+    s.keys('C-c');
+    await s.waitForText('press Ctrl-C again to exit');
+    s.keys('C-c');
+    expect(await s.waitForExit()).toBe(0);
+    expect(raw(), visible(raw())).not.toContain(ESC);
+  });
 });
