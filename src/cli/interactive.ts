@@ -6,6 +6,8 @@ import { openSession, type Io } from './context.js';
 import { readAttachments } from '../session/attachments.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
+import { openModelCatalog } from './model-catalog.js';
+import { openConfigStore } from '../config/store.js';
 
 /** `gatechat chat` (or no prompt on a terminal): the Ink UI over the same Conversation as one-shot. */
 export async function runInteractive(options: ChatModeOptions, firstPrompt: string | undefined, io: Io): Promise<number> {
@@ -13,7 +15,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     throw new UsageError('interactive chat needs a terminal on stdin and stdout', 'pass a prompt for one-shot mode: gatechat "question"');
   }
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
-  const { conversation, settings, showRetryNotices } = await openSession(options, io);
+  const { conversation, settings, conn, showRetryNotices } = await openSession(options, io);
   // Read (and refused) before the UI starts; they go with the first message.
   const attachments = await readAttachments(options.attach);
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
@@ -44,6 +46,13 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
     saveInputHistory: settings.save,
     showRetryNotices,
+    models: openModelCatalog({
+      file: options.isolated ? {} : openConfigStore().snapshot(),
+      flags: options.flags,
+      env: options.isolated ? {} : process.env,
+      settings,
+      conn,
+    }),
     color: useColor(io.stdout),
     showReasoning: options.showReasoning,
     version: VERSION,

@@ -29,3 +29,11 @@ export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir()): v
 export function cachedModelIds(dir = dataDir()): string[] {
   return Object.values(read(dir)).flatMap((entry) => (Array.isArray(entry?.ids) ? entry.ids.filter((id): id is string => typeof id === 'string') : []));
 }
+
+/** The ids cached for one gateway and when they were saved (null: never). */
+export function cachedModelList(baseUrl: string, dir = dataDir()): { ids: string[]; savedAt: number | null } {
+  const entry = read(dir)[baseUrl];
+  const ids = Array.isArray(entry?.ids) ? entry.ids.filter((id): id is string => typeof id === 'string') : [];
+  const savedAt = typeof entry?.saved_at === 'string' ? Date.parse(entry.saved_at) : NaN;
+  return { ids, savedAt: Number.isNaN(savedAt) ? null : savedAt };
+}

@@ -19,11 +19,23 @@ describe('slash commands', () => {
   });
 
   it('completes command names', () => {
-    expect(completeCommand('/mo')).toEqual({ value: '/model ', candidates: ['model'] });
+    expect(completeCommand('/mo')).toEqual({ value: '/model', candidates: ['model', 'models'] });
+    expect(completeCommand('/he')).toEqual({ value: '/help ', candidates: ['help'] });
     expect(completeCommand('/s')).toEqual({ value: '/s', candidates: ['system', 'stream', 'save'] });
     expect(completeCommand('/re')).toEqual({ value: '/re', candidates: ['reasoning', 'retry'] });
     expect(completeCommand('hello')).toBeNull();
     expect(completeCommand('/model x')).toBeNull();
+  });
+
+  it('completes /model with the ids and aliases it is given', () => {
+    const names = () => ['fast', 'fallback', 'openai/gpt-4o', 'openai/gpt-4o-mini', 'fast'];
+    expect(completeCommand('/model fa', names)).toEqual({ value: '/model fa', candidates: ['fast', 'fallback'] });
+    expect(completeCommand('/model fas', names)).toEqual({ value: '/model fast ', candidates: ['fast'] });
+    expect(completeCommand('/model open', names)).toEqual({ value: '/model openai/gpt-4o', candidates: ['openai/gpt-4o', 'openai/gpt-4o-mini'] });
+    expect(completeCommand('/model zz', names)).toEqual({ value: '/model zz', candidates: [] });
+    expect(completeCommand('/model ', names)!.candidates).toHaveLength(4);
+    // Names are offered only after /model.
+    expect(completeCommand('/system fa', names)).toBeNull();
   });
 });
 
@@ -51,5 +63,41 @@ describe('transcript', () => {
     expect(md).toContain('## User\n\nHi\n');
     expect(md).toContain('## Assistant (m1)\n\nHel\n');
     expect(md).toContain('*(cancelled)*');
+  });
+});
+
+describe('/model and /models with a model catalog', () => {
+  it('/model ALIAS applies the resolved id and settings; /models shows the catalog; bad names change nothing', async () => {
+    const { runCommand } = await import('../../src/render/ink/slash-commands.js');
+    const { FakeConversation } = await import('./fake-conversation.js');
+    const conversation = new FakeConversation();
+    const notices: Array<[string, string]> = [];
+    const ctx = {
+      conversation,
+      notice: (text: string, tone: string) => notices.push([text, tone]),
+      startTurn: () => {},
+      exit: () => {},
+      toggleReasoning: () => {},
+      reset: () => {},
+      copy: () => {},
+      lastAnswer: () => null,
+      edit: () => {},
+      models: {
+        names: () => ['critic'],
+        describe: (filter: string) => `catalog for ${JSON.stringify(filter)}`,
+        resolve: (name: string) => (name === 'critic' ? { model: 'vendor/critic-1', temperature: 0.3 } : { model: name }),
+      },
+    };
+    runCommand('model', 'critic', ctx as never);
+    expect(conversation.settings).toMatchObject({ model: 'vendor/critic-1', temperature: 0.3 });
+    expect(notices.pop()).toEqual(['model: vendor/critic-1 (alias critic)', 'dim']);
+    runCommand('model', 'other-id', ctx as never);
+    expect(conversation.settings.model).toBe('other-id');
+    expect(notices.pop()).toEqual(['model: other-id', 'dim']);
+    runCommand('model', 'has space', ctx as never);
+    expect(conversation.settings.model).toBe('other-id');
+    expect(notices.pop()![1]).toBe('error');
+    runCommand('models', 'gpt', ctx as never);
+    expect(notices.pop()).toEqual(['catalog for "gpt"', 'info']);
   });
 });

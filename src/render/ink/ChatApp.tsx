@@ -17,7 +17,7 @@ import { decodeKeys } from './keys.js';
 import { LiveTurnView } from './LiveTurnView.js';
 import { loadMarkdown } from './markdown-loader.js';
 import { osc52 } from './osc52.js';
-import { runCommand, type CommandContext } from './slash-commands.js';
+import { runCommand, type CommandContext, type ModelCatalog } from './slash-commands.js';
 import { StaticEntry } from './StaticEntry.js';
 import { StatusLine } from './StatusLine.js';
 import { driveTurn } from './turn-driver.js';
@@ -39,6 +39,8 @@ export interface ChatAppProps {
   env?: NodeJS.ProcessEnv;
   /** -a given with chat: they go with the first message, like /attach. */
   attachments?: Attachment[];
+  /** Aliases and model ids for /model (Tab) and /models. */
+  models?: ModelCatalog;
 }
 
 /** `shot.png (image/png, 2.0 KiB)`: what the pending message carries, above the input box. */
@@ -201,6 +203,7 @@ export function ChatApp(props: ChatAppProps) {
     lastAnswer: () => chatRef.current.last?.text ?? null,
     edit: openEditor,
     attach,
+    models: props.models,
   };
 
   const handleLine = (text: string) => {
@@ -268,11 +271,17 @@ export function ChatApp(props: ChatAppProps) {
           dispatchInput({ type: 'clear' });
           break;
         case 'complete': {
-          const completion = completeCommand(state.value);
+          const models = props.models;
+          const completion = completeCommand(state.value, models && (() => models.names()));
           if (!completion) break;
+          const naming = state.value.startsWith('/model ');
           dispatchInput({ type: 'set', value: completion.value });
-          if (completion.candidates.length > 1) setHint(completion.candidates.map((c) => `/${c}`).join('  '));
-          if (completion.candidates.length === 0) setHint('no command starts with that: /help lists them');
+          if (completion.candidates.length > 1) {
+            // A gateway may list hundreds: show the first few.
+            const shown = completion.candidates.slice(0, 12).map((c) => (naming ? c : `/${c}`));
+            setHint(`${shown.join('  ')}${completion.candidates.length > shown.length ? `  … ${completion.candidates.length - shown.length} more` : ''}`);
+          }
+          if (completion.candidates.length === 0) setHint(naming ? 'no alias or known model id starts with that: /models lists them' : 'no command starts with that: /help lists them');
           break;
         }
         case 'toggle-reasoning':

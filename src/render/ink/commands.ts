@@ -8,7 +8,8 @@ export interface CommandSpec {
 
 export const COMMANDS: readonly CommandSpec[] = [
   { name: 'help', args: '', help: 'commands and keys' },
-  { name: 'model', args: '<id>', help: 'switch model (no argument: show it)' },
+  { name: 'model', args: '<id|alias>', help: 'switch model; Tab completes ids and aliases (no argument: show it)' },
+  { name: 'models', args: '[filter]', help: 'list the aliases and the gateway\'s model ids' },
   { name: 'temperature', args: '<n|off>', help: 'set or clear the temperature' },
   { name: 'system', args: '<text|off>', help: 'set or clear the system prompt' },
   { name: 'api', args: '<chat|messages>', help: 'switch interface' },
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 export type CommandName =
   | 'help'
   | 'model'
+  | 'models'
   | 'temperature'
   | 'system'
   | 'api'
@@ -89,22 +91,29 @@ export function closestCommand(name: string): string | null {
   return bestDistance <= Math.max(2, Math.floor(name.length / 2)) ? best : null;
 }
 
-/**
- * Tab on "/mo" → "/model ". Several matches complete to their common prefix and are listed.
- * Returns null when the input is not a command name being typed.
- */
-export function completeCommand(value: string): { value: string; candidates: string[] } | null {
-  const match = /^\/(\S*)$/.exec(value);
-  if (!match) return null;
-  const typed = match[1]!.toLowerCase();
-  const candidates = COMMANDS.map((c) => c.name).filter((n) => n.startsWith(typed));
-  if (candidates.length === 0) return { value, candidates };
-  if (candidates.length === 1) return { value: `/${candidates[0]} `, candidates };
+/** One match completes (then a space); several complete to their common prefix and are listed. */
+function completeFrom(typed: string, names: readonly string[], lead: string): { value: string; candidates: string[] } {
+  const candidates = [...new Set(names)].filter((n) => n.startsWith(typed));
+  if (candidates.length === 0) return { value: `${lead}${typed}`, candidates };
+  if (candidates.length === 1) return { value: `${lead}${candidates[0]} `, candidates };
   let prefix = candidates[0]!;
   for (const c of candidates) {
     while (!c.startsWith(prefix)) prefix = prefix.slice(0, -1);
   }
-  return { value: `/${prefix}`, candidates };
+  return { value: `${lead}${prefix}`, candidates };
+}
+
+/**
+ * Tab on "/mo" → "/mode"; on "/model gp" → the model ids and aliases that start with "gp"
+ * (`modelNames`). Returns null when the input is neither a command name nor a model being typed.
+ */
+export function completeCommand(value: string, modelNames?: () => readonly string[]): { value: string; candidates: string[] } | null {
+  const model = /^\/model\s+(\S*)$/.exec(value);
+  if (model && modelNames) return completeFrom(model[1]!, modelNames(), value.slice(0, value.length - model[1]!.length));
+  const match = /^\/(\S*)$/.exec(value);
+  if (!match) return null;
+  const typed = match[1]!.toLowerCase();
+  return completeFrom(typed, COMMANDS.map((c) => c.name), '/');
 }
 
 export function helpText(): string {
@@ -116,7 +125,7 @@ export function helpText(): string {
     'Keys:',
     '  Enter send · Alt+Enter / Shift+Enter / Ctrl-J or a trailing \\ new line · Up/Down history',
     '  Esc or Ctrl-C cancel an answer · Ctrl-C clears the prompt, twice on empty exits · Ctrl-D exits',
-    '  Ctrl-A/E line start/end · Ctrl-U/K kill to start/end · Ctrl-W delete word · Tab completes commands',
+    '  Ctrl-A/E line start/end · Ctrl-U/K kill to start/end · Ctrl-W delete word · Tab completes commands and /model names',
     '  Ctrl-R shows or folds reasoning · //text sends a prompt that starts with "/"',
   ].join('\n');
 }

@@ -8,6 +8,7 @@ import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { ExitCode } from '../../exit-codes.js';
 export { footerText } from '../footer.js';
 import { ChatApp } from './ChatApp.js';
+import type { ModelCatalog } from './slash-commands.js';
 import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
 import { loadMarkdown } from './markdown-loader.js';
@@ -31,6 +32,8 @@ export interface InteractiveChatOptions {
   stdout?: NodeJS.WriteStream;
   /** Hands the view the retry notices, to draw above its live region. */
   showRetryNotices?: (show: (line: string) => void) => void;
+  /** Aliases and model ids for /model (Tab) and /models. */
+  models?: ModelCatalog;
 }
 
 // Ink options: Ctrl-C is ours (cancel / clear / exit twice); incremental rendering rewrites only
@@ -58,6 +61,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       showReasoning={opts.showReasoning}
       version={opts.version}
       showRetryNotices={opts.showRetryNotices}
+      models={opts.models}
       onExit={(c) => {
         code = c;
       }}

@@ -4,10 +4,20 @@ import { resolve } from 'node:path';
 import { parseApi, parseBoolean, parseModel, parseTemperature } from '../../config/keys.js';
 import { GatechatError } from '../../exit-codes.js';
 import type { ChatEvent } from '../../protocol/events.js';
-import type { Conversation, TurnOutcome } from '../../session/types.js';
+import type { Conversation, SessionSettings, TurnOutcome } from '../../session/types.js';
 import type { NoticeTone } from './chat-state.js';
 import { helpText, type CommandName } from './commands.js';
 import { transcriptMarkdown } from './transcript.js';
+
+/** The models /model and /models know: aliases from the config, ids from the gateway's list. */
+export interface ModelCatalog {
+  /** Aliases and cached model ids, for Tab completion. */
+  names(): readonly string[];
+  /** `/models [filter]`: aliases with their ids, then the gateway's ids. */
+  describe(filter: string): string;
+  /** `/model NAME`: the id to send and the settings NAME's entry brings (SPEC §11). */
+  resolve(name: string): Partial<SessionSettings> & { model: string };
+}
 
 /** What a slash command may do to the app; the Ink component provides it, tests provide fakes. */
 export interface CommandContext {
@@ -23,6 +33,7 @@ export interface CommandContext {
   /** /attach: read `path` (as typed, ~ expanded) and add it to the next message; null drops them all. */
   attach?(path: string | null): void;
   cwd?: string;
+  models?: ModelCatalog;
 }
 
 function onOff(arg: string, option: string): boolean {
@@ -49,8 +60,16 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext):
         return;
       case 'model':
         if (!arg) return ctx.notice(describeSettings(conversation), 'info');
-        conversation.update({ model: parseModel(arg, '/model') });
-        return ctx.notice(`model: ${conversation.settings.model}`, 'dim');
+        {
+          const name = parseModel(arg, '/model');
+          // An alias brings its id and its entry's settings; flags given at launch still win.
+          conversation.update(ctx.models?.resolve(name) ?? { model: name });
+          const alias = conversation.settings.model === name ? '' : ` (alias ${name})`;
+          return ctx.notice(`model: ${conversation.settings.model}${alias}`, 'dim');
+        }
+      case 'models':
+        if (!ctx.models) return ctx.notice('/models is not available here', 'error');
+        return ctx.notice(ctx.models.describe(arg), 'info');
       case 'temperature':
         if (!arg) return ctx.notice(describeSettings(conversation), 'info');
         conversation.update({ temperature: arg.toLowerCase() === 'off' ? undefined : parseTemperature(arg, '/temperature') });
