@@ -8,7 +8,8 @@ import type { SessionSettings } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 
 // What /model (Tab) and /models know in chat (SPEC §11): the aliases in the config and the ids of
-// the gateway's model list, cached in the data dir for a day and refreshed in the background.
+// the gateway's model list, cached in the data dir for a day. A missing or older list is fetched in
+// the background the first time it is needed (the first Tab after /model, or /models), never at start.
 
 export const MODEL_LIST_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
@@ -26,18 +27,25 @@ export function openModelCatalog({ file, flags, env, settings, conn, log, now = 
   const aliases = aliasesOf(file, settings.profile);
   const cached = cachedModelList(conn.baseUrl);
   let ids = cached.ids;
-  if (cached.savedAt === null || now - cached.savedAt > MODEL_LIST_MAX_AGE_MS) {
-    // In the background: the prompt never waits for the list, and a gateway without one is fine.
-    listModels(conn)
+  let fetching: Promise<void> | null = null;
+  const stale = cached.savedAt === null || now - cached.savedAt > MODEL_LIST_MAX_AGE_MS;
+  const refreshIfStale = () => {
+    if (!stale || fetching) return;
+    // In the background: the input never waits for the list, and a gateway without one is fine.
+    fetching = listModels(conn)
       .then((models) => {
         ids = models.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id));
         saveModelIds(conn.baseUrl, ids);
       })
       .catch((error: unknown) => log?.(`model list for /model completion not refreshed: ${(error as Error).message}`));
-  }
+  };
   return {
-    names: () => [...aliases.keys(), ...ids],
+    names() {
+      refreshIfStale();
+      return [...aliases.keys(), ...ids];
+    },
     describe(filter) {
+      refreshIfStale();
       const needle = filter.toLowerCase();
       const match = (text: string) => text.toLowerCase().includes(needle);
       const aliasLines = [...aliases].filter(([name, id]) => match(name) || match(id)).map(([name, id]) => `  ${name} → ${id}`);
@@ -45,7 +53,8 @@ export function openModelCatalog({ file, flags, env, settings, conn, log, now = 
       const lines: string[] = [];
       if (aliasLines.length) lines.push('Aliases:', ...aliasLines);
       if (idLines.length) lines.push(`Models at ${conn.baseUrl}:`, ...idLines);
-      if (!lines.length) return ids.length || aliases.size ? `nothing matches ${JSON.stringify(filter)}` : 'no aliases and no model list yet (gatechat models fetches it)';
+      if (!ids.length && fetching) lines.push("(fetching the gateway's model list: /models again in a moment)");
+      if (!lines.length) return ids.length || aliases.size ? `nothing matches ${JSON.stringify(filter)}` : 'no aliases, and this gateway offers no model list';
       return lines.join('\n');
     },
     resolve(name) {

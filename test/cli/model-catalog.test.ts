@@ -40,8 +40,10 @@ async function until(check: () => boolean, what: string) {
 }
 
 describe('model catalog', () => {
-  it('no cached list: aliases at once, the gateway ids fetched in the background and cached', async () => {
+  it('no cached list: nothing fetched until needed; then aliases at once, the gateway ids fetched in the background and cached', async () => {
     const catalog = open();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ctx.gateway.requests).toHaveLength(0);
     expect(catalog.names()).toEqual(['critic', 'quick']);
     await until(() => catalog.names().includes('lorem-200'), 'the model list');
     expect(ctx.gateway.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
@@ -57,6 +59,7 @@ describe('model catalog', () => {
     expect(ctx.gateway.requests).toHaveLength(0);
 
     const stale = open(Date.now() + MODEL_LIST_MAX_AGE_MS + 1000);
+    expect(stale.describe('')).toContain('cached-a');
     await until(() => stale.names().includes('echo'), 'the refreshed list');
     expect(ctx.gateway.requests).toHaveLength(1);
   });

@@ -1,5 +1,5 @@
 // /model Tab completion and /models in the real chat UI (tmux): aliases from the config at once,
-// the gateway's ids once the background fetch of its model list has been cached.
+// the gateway's ids once the list (fetched in the background on the first Tab) has arrived.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway } from '../../src/gateway/server.js';
 import { binPath, makeUserDirs, runCli } from '../helpers/cli.js';
@@ -31,7 +31,7 @@ describeInTerminal('/model completion in chat', () => {
     await s.waitForText('/model critic ');
     s.keys('Enter');
     await s.waitForText('model: echo (alias critic)');
-    // The list was fetched in the background when the chat started (no cache yet).
+    // The first Tab after /model started fetching the list in the background (no cache yet).
     const deadline = Date.now() + 5000;
     while (!gateway.requests.some((r) => r.path === '/v1/models') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     s.type('/model max-comp');
