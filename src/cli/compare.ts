@@ -1,6 +1,4 @@
 import type { Attachment, ChatEvent } from '../protocol/events.js';
-import { readPromptInput } from '../session/stdin.js';
-import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import { runCompare } from '../session/compare.js';
 import type { Conversation, TurnOutcome } from '../session/types.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
@@ -9,7 +7,7 @@ import { createJsonlRenderer } from '../render/json.js';
 import { createPipeRenderer } from '../render/pipe.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, silentStdinHint, type Io } from './context.js';
+import { openSession, readMessage, type Io } from './context.js';
 import type { ChatModeOptions } from './flags.js';
 import { interruptOnSignals } from './one-shot.js';
 import { useColor } from './terminal.js';
@@ -47,16 +45,7 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
     const { conversation } = await openSession({ ...options, flags: { ...options.flags, model: name } }, io, name);
     conversations.push(conversation);
   }
-  const attachments = await readAttachments(options.attach, { stdin: io.stdin });
-  const text = await readPromptInput({
-    stdin: io.stdin,
-    args: promptArgs,
-    readStdin: options.readStdin && !io.stdin.isTTY,
-    allowEmpty: attachments.length > 0,
-    onSilent: silentStdinHint(io),
-  });
-  checkAttachmentLimits(attachments, text);
-  const prompt = { prompt: text, attachments };
+  const prompt = await readMessage(options, promptArgs, io);
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);

@@ -5,6 +5,9 @@ import { ConversationStore } from '../session/conversation-store.js';
 import { dataDir } from '../session/paths.js';
 import { openConversation, type GatewayConversationApi } from '../session/conversation.js';
 import { compileAnswerSchema } from '../session/answer-schema.js';
+import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
+import { readPromptInput } from '../session/stdin.js';
+import type { Attachment } from '../protocol/events.js';
 import type { Connection } from '../transport/http.js';
 import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
@@ -177,4 +180,22 @@ function latestCid(store: ConversationStore): string {
   const cid = store.latest();
   if (!cid) throw new UsageError('--continue: there is no saved conversation yet');
   return cid;
+}
+
+/**
+ * The user's message for one turn (one-shot, compare): the -a files first (`-a -` takes stdin), then
+ * stdin and the prompt words (SPEC §1), then the limits of SPEC §12 — all before anything is sent.
+ * Attachments alone are a message.
+ */
+export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<{ prompt: string; attachments: Attachment[] }> {
+  const attachments = await readAttachments(options.attach, { stdin: io.stdin });
+  const prompt = await readPromptInput({
+    stdin: io.stdin,
+    args: promptArgs,
+    readStdin: options.readStdin && !io.stdin.isTTY,
+    onSilent: silentStdinHint(io),
+    allowEmpty: attachments.length > 0,
+  });
+  checkAttachmentLimits(attachments, prompt);
+  return { prompt, attachments };
 }

@@ -1,6 +1,4 @@
 import type { ChatEvent } from '../protocol/events.js';
-import { readPromptInput } from '../session/stdin.js';
-import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import type { TurnOutcome } from '../session/types.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { createPipeRenderer } from '../render/pipe.js';
@@ -9,7 +7,7 @@ import { createDocumentRenderer } from '../render/document.js';
 import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, silentStdinHint, type Io } from './context.js';
+import { openSession, readMessage, type Io } from './context.js';
 import { describeRequest } from './dry-run.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
@@ -52,15 +50,7 @@ async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, rende
 export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
   // Settings first: a missing base URL fails at once instead of after reading a large stdin.
   const { conversation, conn, showRetryNotices } = await openSession(options, io);
-  const attachments = await readAttachments(options.attach, { stdin: io.stdin });
-  const prompt = await readPromptInput({
-    stdin: io.stdin,
-    args: promptArgs,
-    readStdin: options.readStdin && !io.stdin.isTTY,
-    onSilent: silentStdinHint(io),
-    allowEmpty: attachments.length > 0,
-  });
-  checkAttachmentLimits(attachments, prompt);
+  const { prompt, attachments } = await readMessage(options, promptArgs, io);
   if (options.dryRun) {
     io.stdout.write(describeRequest(conn, conversation.settings.api, conversation.request(prompt, attachments)));
     return ExitCode.ok;
