@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import type { BatchCounts, BatchRecord, BatchSummary } from '../session/batch.js';
 import { resultObject } from './json.js';
 import { writeWithBackpressure } from './output.js';
+import { sanitizeForTerminal } from './terminal-text.js';
 
 /** One output line (SPEC §13): the `--json` object of the line's answer plus its id and status. */
 export function batchLine(record: BatchRecord): string {
@@ -106,7 +107,10 @@ export function summaryText(summary: BatchSummary): string {
   if (summary.skipped) parts.push(`${summary.skipped} skipped (complete in an earlier run)`);
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? summary.done / seconds : 0;
-  return `gatechat: batch: ${parts.join(', ')} in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s); exit ${summary.exitCode}`;
+  const cause = summary.decidedBy
+    ? ` (line ${summary.decidedBy.line}${summary.decidedBy.id !== summary.decidedBy.line ? `, id ${JSON.stringify(summary.decidedBy.id)}` : ''}: ${sanitizeForTerminal(summary.decidedBy.message)})`
+    : '';
+  return `gatechat: batch: ${parts.join(', ')} in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s); exit ${summary.exitCode}${cause}`;
 }
 
 function duration(ms: number): string {

@@ -23,6 +23,8 @@ export interface BatchCounts {
 export interface BatchSummary extends BatchCounts {
   exitCode: ExitCodeValue;
   elapsedMs: number;
+  /** The failed (or invalid) line that decided the exit code, for the summary. */
+  decidedBy?: { line: number; id: string | number; message: string };
 }
 
 export interface BatchRunOptions {
@@ -56,14 +58,17 @@ export interface BatchRunOptions {
 export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> {
   const started = Date.now();
   const counts: BatchCounts = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0 };
-  let firstFailure: { line: number; code: ExitCodeValue } | null = null;
+  let firstFailure: { line: number; id: string | number; code: ExitCodeValue; message: string } | null = null;
+  let firstInvalid: { line: number; id: string | number; message: string } | null = null;
   const source = options.lines[Symbol.asyncIterator]();
   const { signal } = options;
 
   const record = async (entry: BatchRecord): Promise<void> => {
     await options.write(entry);
-    if (entry.kind === 'invalid') counts.invalid++;
-    else {
+    if (entry.kind === 'invalid') {
+      counts.invalid++;
+      if (!firstInvalid || entry.line < firstInvalid.line) firstInvalid = { line: entry.line, id: entry.id, message: entry.message };
+    } else {
       counts.done++;
       const { outcome, item } = entry;
       if (outcome.status === 'complete') counts.complete++;
@@ -71,7 +76,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       else {
         counts.failed++;
         const code = outcome.error?.exitCode ?? ExitCode.server;
-        if (!firstFailure || item.line < firstFailure.line) firstFailure = { line: item.line, code };
+        if (!firstFailure || item.line < firstFailure.line) {
+          firstFailure = { line: item.line, id: item.id, code, message: outcome.error?.message ?? outcome.status };
+        }
       }
     }
     options.onProgress?.(counts);
@@ -111,12 +118,15 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
   };
 
   await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const failure = firstFailure as { line: number; id: string | number; code: ExitCodeValue; message: string } | null;
+  const invalid = firstInvalid as { line: number; id: string | number; message: string } | null;
   const exitCode: ExitCodeValue = signal.aborted
     ? (options.interruptedCode?.() ?? ExitCode.interrupted)
-    : counts.invalid > 0
+    : invalid
       ? ExitCode.usage
-      : ((firstFailure as { code: ExitCodeValue } | null)?.code ?? ExitCode.ok);
-  return { ...counts, exitCode, elapsedMs: Date.now() - started };
+      : (failure?.code ?? ExitCode.ok);
+  const decidedBy = signal.aborted ? undefined : (invalid ?? failure ?? undefined);
+  return { ...counts, exitCode, elapsedMs: Date.now() - started, ...(decidedBy ? { decidedBy: { line: decidedBy.line, id: decidedBy.id, message: decidedBy.message } } : {}) };
 }
 
 /**

@@ -91,7 +91,10 @@ describe('batch: per-line results', () => {
     // The line's system prompt went with it, the others had none.
     const third = ctx.gateway.requests.find((r) => JSON.stringify(r.body).includes('third'))!;
     expect((third.body as { messages: Array<{ role: string }> }).messages[0]).toEqual({ role: 'system', content: 'be brief' });
-    expect(result.stderr).toMatch(/batch: 2 complete, 4 failed .*exit 4/);
+    expect(result.stderr).toMatch(/batch: 2 complete, 4 failed .*exit 4 \(line 2, id "nf": gateway rejected the request: HTTP 404/);
+    // stderr is a pipe here: the summary only, no progress line, no cursor movement.
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/[\r\x1b]/);
     // Nothing is saved in batch without --save.
     expect(existsSync(join(ctx.user.dataDir, 'conversations'))).toBe(false);
   });
