@@ -176,7 +176,7 @@ function buildProgram(): Command {
     program
       .command('batch')
       .description('many prompts from a JSONL file (or - for stdin), concurrent, rate-limit aware, resumable with --output')
-      .argument('<file>', 'JSONL: one prompt per line, a JSON string or {"id","prompt","system","model","temperature","max_tokens","options"}; - for stdin'),
+      .argument('<file>', 'JSONL: one prompt per line, a JSON string or {"id","prompt","system","model","temperature","max_tokens","attach","schema","options"}; - for stdin'),
   ).action((input: string, raw: RawChatOptions & RawBatchOptions, command: Command) =>
     run(async () => {
       const options = validateBatchOptions(input, raw, command);

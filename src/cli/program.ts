@@ -58,6 +58,7 @@ export function addBatchOptions(command: Command): Command {
     .option('--no-stream', 'ask for single JSON responses instead of streams')
     .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field for every line, repeatable; a line\'s "options" add to them', collect)
+    .option('--schema <json|file|fields>', 'ask every line for JSON matching a schema and check it (a line\'s "schema" replaces it); a mismatch is an error line, exit 9')
     .option('-a, --attach <path>', 'attach a file, image, PDF or directory to every line (a line\'s "attach" adds its own); repeatable', collect)
     .option('--save', 'record each line as a saved conversation (default: not saved in batch)');
   return addConnectionOptions(command);

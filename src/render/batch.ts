@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { BatchCounts, BatchRecord, BatchSummary } from '../session/batch.js';
+import { lineStatus, type BatchCounts, type BatchRecord, type BatchSummary } from '../session/batch.js';
 import { resultObject } from './json.js';
 import { writeWithBackpressure } from './output.js';
 import { sanitizeForTerminal } from './terminal-text.js';
@@ -10,7 +10,7 @@ export function batchLine(record: BatchRecord): string {
   if (record.kind === 'invalid') {
     return `${JSON.stringify({ id: record.id, status: 'invalid', error: { message: `line ${record.line}: ${record.message}`, exit_code: 2 } })}\n`;
   }
-  return `${JSON.stringify({ id: record.item.id, ...resultObject(record.outcome) })}\n`;
+  return `${JSON.stringify({ id: record.item.id, ...resultObject(record.outcome), status: lineStatus(record.outcome) })}\n`;
 }
 
 export interface BatchSink {

@@ -2,12 +2,20 @@ import { ExitCode, UsageError, type ExitCodeValue } from '../exit-codes.js';
 import type { ChatEvent } from '../protocol/events.js';
 import type { BatchItem, ParsedLine } from './batch-input.js';
 import { idKey } from './batch-input.js';
-import type { TurnOutcome } from './types.js';
+import type { TurnOutcome, TurnStatus } from './types.js';
 
 /** What the scheduler hands the writer for one input line. */
 export type BatchRecord =
   | { kind: 'answer'; item: BatchItem; outcome: TurnOutcome }
   | { kind: 'invalid'; line: number; id: string | number; message: string };
+
+/**
+ * A line's status in the output: the turn's, except that an answer that arrived whole but failed its
+ * check (--schema, exit 9) is an error — it is not complete, so a rerun sends it again.
+ */
+export function lineStatus(outcome: TurnOutcome): TurnStatus {
+  return outcome.status === 'complete' && outcome.error ? 'error' : outcome.status;
+}
 
 export interface BatchCounts {
   /** Lines holding a prompt that were answered, failed or cancelled in this run. */
@@ -71,8 +79,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
     } else {
       counts.done++;
       const { outcome, item } = entry;
-      if (outcome.status === 'complete') counts.complete++;
-      else if (outcome.status === 'cancelled') counts.cancelled++;
+      const status = lineStatus(outcome);
+      if (status === 'complete') counts.complete++;
+      else if (status === 'cancelled') counts.cancelled++;
       else {
         counts.failed++;
         const code = outcome.error?.exitCode ?? ExitCode.server;

@@ -167,6 +167,30 @@ describe('batch: per-line results', () => {
     expect(out.find((l) => l.id === 1)).toMatchObject({ status: 'complete', text: 'fine' });
   });
 
+  it('--schema checks every answer, a line\'s "schema" replaces it; a mismatch is an error line (exit 9) that a rerun sends again', async () => {
+    const input = writeInput('schema.jsonl', [
+      { id: 'ok', prompt: 'a film', model: 'json' },
+      { id: 'own', prompt: 'a person', model: 'json', schema: 'name, age int' },
+      { id: 'bad', prompt: '{"title": 3, "year": 1999}', model: 'echo' },
+    ]);
+    const output = join(ctx.user.home, 'schema.out.jsonl');
+    const result = await batch([input, '--schema', 'title, year int', '--output', output]);
+    expect(result.code, result.stderr).toBe(9);
+    const byId = new Map(readOutput(output).map((l) => [l.id, l as OutLine & { data?: Record<string, unknown> }]));
+    expect(byId.get('ok')).toMatchObject({ status: 'complete', data: { title: expect.any(String), year: expect.any(Number) } });
+    expect(byId.get('own')).toMatchObject({ status: 'complete', data: { name: expect.any(String), age: expect.any(Number) } });
+    expect(byId.get('bad')).toMatchObject({ status: 'error', error: { exit_code: 9 } });
+    expect(byId.get('bad')!.error!.message).toMatch(/title/);
+    const bodies = ctx.gateway.requests.map((r) => r.body as { messages: Array<{ content: string }>; response_format?: { json_schema: { schema: { required: string[] } } } });
+    expect(bodies.find((b) => b.messages.at(-1)!.content === 'a person')!.response_format!.json_schema.schema.required).toEqual(['name', 'age']);
+    expect(bodies.find((b) => b.messages.at(-1)!.content === 'a film')!.response_format!.json_schema.schema.required).toEqual(['title', 'year']);
+
+    ctx.gateway.requests.length = 0;
+    const again = await batch([input, '--schema', 'title, year int', '--output', output]);
+    expect(again.code).toBe(9);
+    expect(promptsSent()).toEqual(['{"title": 3, "year": 1999}']);
+  });
+
   it('a malformed line in a file: named by number, exit 2, nothing sent, nothing written', async () => {
     const input = writeInput('bad.jsonl', ['fine', { prompt: 'x', temperature: -1 }, 'RAW:{not json', 'also fine']);
     const output = join(ctx.user.home, 'bad.out.jsonl');

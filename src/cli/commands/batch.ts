@@ -3,9 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { createReadStream, statSync } from 'node:fs';
 import { ExitCode, UsageError, type ExitCodeValue } from '../../exit-codes.js';
 import { openConfigStore } from '../../config/store.js';
-import { resolveSettings, type Settings } from '../../config/settings.js';
 import type { ConfigFile } from '../../config/keys.js';
-import { checkBatchInput, parseBatchLines, readLines, type BatchItem } from '../../session/batch-input.js';
+import { checkBatchInput, parseBatchLines, readLines } from '../../session/batch-input.js';
 import { readResumeState, type ResumeState } from '../../session/batch-resume.js';
 import { runBatch } from '../../session/batch.js';
 import { RateLimiter } from '../../session/rate-limiter.js';
@@ -13,14 +12,12 @@ import { openConversation } from '../../session/conversation.js';
 import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
-import { checkAttachmentLimits, readAttachments } from '../../session/attachments.js';
-import type { Attachment } from '../../protocol/events.js';
 import { createBatchProgress, fileSink, streamSink } from '../../render/batch.js';
 import { connectionFrom, rememberFacts, resolveApiKey, type Io } from '../context.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import type { LearnedFacts } from '../../client/chat-stream.js';
 import type { BatchOptions } from '../flags.js';
-
+import { BatchLines } from './batch-lines.js';
 
 /** A regular file can be read twice (check, then send); a pipe or stdin is read once. */
 function inputKind(input: string): 'stdin' | 'file' | 'stream' {
@@ -55,43 +52,19 @@ function keepHeapFlat(): void {
 export async function runBatchCommand(options: BatchOptions, io: Io): Promise<number> {
   keepHeapFlat();
   const { chat } = options;
-  const file: ConfigFile = await openConfigStore().snapshot();
   const env = process.env;
-  // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
-  const base = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
-  if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
-  // -a files go with every line (read once); a line's "attach" adds its own, read when it is sent.
+  const file: ConfigFile = await openConfigStore().snapshot();
   if (options.input === '-' && chat.attach.includes('-')) throw new UsageError('--attach -: stdin holds the batch input; attach a file instead');
-  const sharedAttachments = await readAttachments(chat.attach, { stdin: io.stdin });
-  const attachmentsFor = async (item: BatchItem): Promise<Attachment[]> => {
-    const own = item.attach ? await readAttachments(item.attach) : [];
-    const all = own.length ? [...sharedAttachments, ...own] : sharedAttachments;
-    checkAttachmentLimits(all, item.prompt);
-    return all;
-  };
-  const problemOf = (item: BatchItem): string | null =>
-    (!base.model && item.model === undefined ? 'no "model" in the line and no default model (pass -m or: gatechat config set model <id>)' : null) ??
-    (item.schema !== undefined ? '"schema" is not supported by batch in this version of gatechat' : null);
-  // The first pass reads each line's attachments too (then lets them go): a missing file is found
-  // before anything is sent.
-  const checkLine = async (item: BatchItem): Promise<string | null> => {
-    const problem = problemOf(item);
-    if (problem !== null || item.attach === undefined) return problem;
-    try {
-      await attachmentsFor(item);
-      return null;
-    } catch (error) {
-      if (error instanceof UsageError) return error.message;
-      throw error;
-    }
-  };
+  const lines = await BatchLines.open(chat, env, file, io.stdin);
+  const base = lines.defaults;
+  if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
 
   const kind = inputKind(options.input);
   if (kind === 'stdin' && io.stdin.isTTY) throw new UsageError('batch -: stdin is a terminal; pipe JSONL into it or pass a file');
   let total: number | null = null;
   if (kind === 'file') {
     // Every line checked before anything is sent, streaming: the file is read twice, never held.
-    const check = await checkBatchInput(readLines(openInput(options.input, io)), checkLine);
+    const check = await checkBatchInput(readLines(openInput(options.input, io)), (item) => lines.check(item));
     if (check.first) {
       const more = check.invalid > 1 ? ` (and ${check.invalid - 1} more malformed line${check.invalid > 2 ? 's' : ''})` : '';
       throw new UsageError(`batch: ${options.input} line ${check.first.line}: ${check.first.message}${more}; nothing was sent`);
@@ -144,43 +117,14 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   };
   io.stdout.on('error', onStdoutError);
 
-  // Most lines share their settings (only the prompt differs): resolved once per distinct override.
-  const settingsCache = new Map<string, Settings>();
-  const settingsFor = (item: BatchItem): Settings => {
-    const key = item.options === undefined ? `${item.model}\u0000${item.temperature}\u0000${item.maxTokens}` : null;
-    const cached = key === null ? undefined : settingsCache.get(key);
-    if (cached) return cached;
-    const settings = resolveLineSettings(item);
-    if (key !== null) {
-      // Bounded: an input with a different temperature on every line must not grow memory.
-      if (settingsCache.size >= 256) settingsCache.clear();
-      settingsCache.set(key, settings);
-    }
-    return settings;
-  };
-  const resolveLineSettings = (item: BatchItem): Settings =>
-    resolveSettings({
-      flags: {
-        save: false,
-        ...chat.flags,
-        ...(item.model !== undefined ? { model: item.model } : {}),
-        ...(item.temperature !== undefined ? { temperature: item.temperature } : {}),
-        ...(item.maxTokens !== undefined ? { maxTokens: item.maxTokens } : {}),
-        ...(item.options !== undefined ? { extraBody: { ...chat.flags.extraBody, ...item.options } } : {}),
-      },
-      env,
-      file,
-    });
-
   try {
     const summary = await runBatch({
       lines: parseBatchLines(readLines(openInput(options.input, io))),
       skip: resume.complete,
       concurrency: options.concurrency,
-      precheck: problemOf,
+      precheck: (item) => lines.problemOf(item),
       async *send(item, signal) {
-        const attachments = await attachmentsFor(item);
-        const settings = settingsFor(item);
+        const { settings, attachments, answerSchema } = await lines.prepare(item);
         const conversation = openConversation({
           conn,
           settings: {
@@ -194,6 +138,7 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
           },
           maxTokensField: settings.maxTokensField,
           tools: chat.tools,
+          answerSchema,
           store,
           record: base.save,
           onLearned,
