@@ -9,7 +9,7 @@ import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
 import { openSession, readMessage, type Io } from './context.js';
 import type { ChatModeOptions } from './flags.js';
-import { interruptOnSignals } from './one-shot.js';
+import { interruptOnSignals, stopWhenReaderGoes } from './one-shot.js';
 import { useColor } from './terminal.js';
 
 /** A model's ending as one stderr line (none when it simply completed). */
@@ -49,20 +49,14 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
-  let readerGone = false;
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    readerGone = true;
-    controller.abort();
-  };
-  io.stdout.on('error', onStdoutError);
+  const readerGone = stopWhenReaderGoes(io.stdout, controller);
   let outcomes: TurnOutcome[];
   try {
     outcomes = await render(names, conversations, prompt, controller.signal, options, io);
   } finally {
     signals.dispose();
   }
-  if (readerGone) return ExitCode.ok;
+  if (readerGone()) return ExitCode.ok;
   const signalExit = signals.signalExitCode();
   if (signalExit !== null) io.stderr.write(`gatechat: ${signalExit === ExitCode.terminated ? 'terminated' : 'interrupted'}; the partial answers were kept\n`);
   return compareExitCode(outcomes, signalExit);

@@ -35,6 +35,20 @@ export function interruptOnSignals(controller: AbortController): { signalExitCod
   };
 }
 
+/**
+ * `gatechat … | head`: when the reader goes away (EPIPE), stop the answer quietly, like other CLI
+ * tools. Returns whether that happened.
+ */
+export function stopWhenReaderGoes(stdout: NodeJS.WriteStream, controller: AbortController): () => boolean {
+  let gone = false;
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    gone = true;
+    controller.abort();
+  });
+  return () => gone;
+}
+
 async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, renderer: OneShotRenderer): Promise<TurnOutcome> {
   while (true) {
     const step = await events.next();
@@ -58,14 +72,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
-  // `gatechat … | head`: when the reader goes away, stop the answer quietly, like other CLI tools.
-  let readerGone = false;
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    readerGone = true;
-    controller.abort();
-  };
-  io.stdout.on('error', onStdoutError);
+  const readerGone = stopWhenReaderGoes(io.stdout, controller);
   let outcome: TurnOutcome;
   try {
     if (options.output === 'auto' && options.extract) {
@@ -102,7 +109,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     signals.dispose();
   }
   // The partial answer is recorded (as cancelled); the reader chose to stop, so this is not a failure.
-  if (readerGone) return ExitCode.ok;
+  if (readerGone()) return ExitCode.ok;
   return finishTurn(outcome, signals.signalExitCode(), io);
 }
 
