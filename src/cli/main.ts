@@ -46,6 +46,7 @@ function buildProgram(): Command {
       .command('chat')
       .description('interactive chat (the default with no prompt on a terminal); an optional first prompt is sent at once')
       .argument('[prompt...]', 'first prompt'),
+    { oneShot: false },
   ).action((prompt: string[], raw: RawChatOptions, command: Command) =>
     run(async () => {
       const options = validateChatOptions(raw, command);
@@ -148,7 +149,7 @@ function buildProgram(): Command {
     .description('run the embedded dev gateway (both interfaces, deterministic and fault models)')
     .option('--port <n>', 'port (0: any free port)', '8787')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--api-key <key>', 'require this key (Bearer or x-api-key)')
+    .option('--api-key <key>', 'require this key (Bearer or x-api-key) (default: GATECHAT_SERVE_API_KEY, else none)')
     .action((opts: { port: string; host: string; apiKey?: string }) =>
       run(async () => {
         const port = Number(opts.port);

@@ -17,15 +17,18 @@ export function addConnectionOptions(command: Command): Command {
     .option('-v, --verbose', 'request/response diagnostics on stderr, secrets redacted');
 }
 
-/** Options shared by the one-shot root command, `chat` and `demo` (SPEC §2). */
-export function addChatOptions(command: Command): Command {
+/**
+ * Options shared by the one-shot root command, `chat` and `demo` (SPEC §2). `chat` has no one
+ * answer to extract or request to preview: without `oneShot` it does not take -x or --dry-run.
+ */
+export function addChatOptions(command: Command, { oneShot = true }: { oneShot?: boolean } = {}): Command {
   command
     .option('-m, --model <id>', 'model id or alias (config: model); repeat it to compare models: one prompt to each at once', collect)
     .option('-t, --temperature <n>', 'sampling temperature, a number ≥ 0 (default: not sent; model ranges differ)')
     .option('--max-tokens <n>', 'maximum output tokens, a positive integer (default: not sent on Chat Completions, 4096 on Messages)')
     .option('--stream', 'stream the answer over SSE (default: on)')
     .option('--no-stream', 'ask for a single JSON response instead of a stream')
-    .option('-s, --system <text>', 'system prompt')
+    .option('-s, --system <text>', 'system prompt (default: none)')
     .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
@@ -37,10 +40,13 @@ export function addChatOptions(command: Command): Command {
     .option('--no-stdin', 'do not read piped stdin')
     .option('--json', 'print one JSON object when done')
     .option('--jsonl', 'print one JSON event per line while streaming')
-    .option('-x, --extract', 'print only the first fenced code block of the answer (the whole answer when there is none); the saved answer stays whole; with --json/--jsonl: an "extract" field')
-    .option('--dry-run', 'print the request that would be sent (method, URL, headers with secrets masked, body) as JSON and exit 0 without sending')
     .option('--no-reasoning', 'hide reasoning/thinking text (default: shown on stderr)')
     .option('-q, --quiet', 'no spinner or footer on a terminal');
+  if (oneShot) {
+    command
+      .option('-x, --extract', 'print only the first fenced code block of the answer (the whole answer when there is none); the saved answer stays whole; with --json/--jsonl: an "extract" field')
+      .option('--dry-run', 'print the request that would be sent (method, URL, headers with secrets masked, body) as JSON and exit 0 without sending');
+  }
   return addConnectionOptions(command);
 }
 
@@ -121,7 +127,10 @@ export function createRootCommand(): Command {
       '  gatechat -a shot.png "what is wrong?"  attach files, images, PDFs or a directory (repeatable)\n' +
       '  gatechat --schema \'title, year int\' "a film" | jq .title   JSON matching a schema, checked (exit 9 if not)\n' +
       '  gatechat demo "hello"                 try it against the embedded dev gateway, no account needed\n' +
+      '  gatechat -x "a script that …" > s.sh  only the first fenced code block of the answer\n' +
+      '  gatechat --dry-run -o top_p=0.9 "hi"  the exact request as JSON (secrets masked); nothing is sent\n' +
       '  gatechat -m A -m B "question"         compare: the same prompt to each model at once\n' +
+      '\nOptions may also come before a subcommand (gatechat -p work models); after --, every word is prompt text.\n' +
       '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
       '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 130 interrupted · 143 terminated\n' +
       'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +

@@ -115,3 +115,42 @@ describe('an unknown option suggests the closest one, in one line, on every comm
     expect(ctx.gateway.requests).toHaveLength(0);
   });
 });
+
+describe('--help lists the options this file covers, with their defaults', () => {
+  /** Help text with its wrapping undone, so a test does not depend on the column a line breaks at. */
+  const help = async (args: string[]) => {
+    const result = await cli([...args, '--help']);
+    expect(result.code).toBe(0);
+    return result.stdout.replace(/\s+/g, ' ');
+  };
+
+  it.each([[[]], [['demo']]])('gatechat %j --help', async (command) => {
+    const text = await help(command);
+    expect(text).toContain('-o, --option <key=value> extra request body field, repeatable;');
+    expect(text).toContain('-x, --extract print only the first fenced code block of the answer');
+    expect(text).toContain('--dry-run print the request that would be sent');
+    expect(text).toContain('-s, --system <text> system prompt (default: none)');
+  });
+
+  it('chat takes -o but not -x or --dry-run (it has no one answer)', async () => {
+    const text = await help(['chat']);
+    expect(text).toContain('-o, --option <key=value>');
+    expect(text).not.toContain('--extract');
+    expect(text).not.toContain('--dry-run');
+    const refused = await cli(['-x', 'chat']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('gatechat: -x, --extract does not apply to "gatechat chat" (see: gatechat chat --help)\n');
+  });
+
+  it('serve --help gives each option its default', async () => {
+    const text = await help(['serve']);
+    expect(text).toContain('--port <n> port (0: any free port) (default: "8787")');
+    expect(text).toContain('--host <host> address to listen on (default: "127.0.0.1")');
+    expect(text).toContain('--api-key <key> require this key (Bearer or x-api-key) (default: GATECHAT_SERVE_API_KEY, else none)');
+  });
+
+  it('config list --help and history --help describe --profile and the id prefix', async () => {
+    expect(await help(['config', 'list'])).toContain('-p, --profile <name> only this profile');
+    expect(await help(['history'])).toContain('show, rm: an id or its start (show with none: the latest)');
+  });
+});

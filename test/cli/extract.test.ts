@@ -2,7 +2,8 @@
 // none), the saved answer whole; through the built binary, the `echo` model repeating the prompt.
 import { describe, expect, it } from 'vitest';
 import { extractAnswer, firstCodeBlock } from '../../src/render/extract.js';
-import { runCli } from '../helpers/cli.js';
+import { binPath, runCli, shellQuoteArgs } from '../helpers/cli.js';
+import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 
 const ctx = useGatewayAndUser();
@@ -58,10 +59,25 @@ describe('gatechat -x', () => {
     expect(result.stderr).toMatch(/^gatechat: .*\n$/);
   });
 
-  it('refused in the interactive chat', async () => {
+  it('chat does not take it', async () => {
     const result = await runCli(['chat', '-x', '--base-url', ctx.base, '-m', 'echo'], { env: ctx.user.env() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('gatechat: --extract: only for a one-shot answer (give a prompt, or pipe stdout)\n');
+    expect(result.stderr).toBe("gatechat: unknown option '-x' (see: gatechat chat --help)\n");
+  });
+});
+
+describeInTerminal('gatechat -x with no prompt on a terminal', () => {
+  it('would open the chat: refused with one line, exit 2', async () => {
+    const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, '-x', '--base-url', ctx.base, '-m', 'echo']), {
+      env: { ...ctx.user.env(), TERM: 'xterm-256color' },
+    });
+    try {
+      expect(await session.waitForExit(15_000)).toBe(2);
+      expect(session.screen()).toContain('gatechat: --extract: only for a one-shot answer (give a prompt, or pipe stdout)');
+      expect(ctx.gateway.requests).toHaveLength(0);
+    } finally {
+      session.kill();
+    }
   });
 });
 
