@@ -67,6 +67,12 @@ function whenComplete(path: string, count: number, act: (child: ChildProcess) =>
 
 const countBy = (lines: OutLine[], status: string) => lines.filter((l) => l.status === status).length;
 
+/** The resume guarantee: in the output file, every id has exactly one complete line. */
+function expectEachCompleteOnce(output: string, ids: Array<string | number>): void {
+  const lines = readOutput(output);
+  for (const id of ids) expect(lines.filter((l) => l.id === id && l.status === 'complete'), String(id)).toHaveLength(1);
+}
+
 describe('batch: per-line results', () => {
   it('a mix of good lines and fault models: each line its own status, exit code of the first failed line', async () => {
     const input = writeInput('mix.jsonl', [
@@ -229,8 +235,7 @@ describe('batch: resume', () => {
     const after = readFileSync(output, 'utf8');
     expect(after.startsWith(before + '\n')).toBe(true);
     expect(promptsSent().sort()).toEqual(['three', 'two']);
-    const lines = readOutput(output);
-    for (const id of [1, 2, 3]) expect(lines.filter((l) => l.id === id && l.status === 'complete')).toHaveLength(1);
+    expectEachCompleteOnce(output, [1, 2, 3]);
     expect(result.stderr).toMatch(/2 complete, 1 skipped/);
 
     // A third run has nothing left to do and sends nothing.
@@ -259,8 +264,7 @@ describe('batch: resume', () => {
     expect(second.code, second.stderr).toBe(0);
     const resent = ctx.gateway.requests.slice(sentBefore).map((r) => JSON.stringify(r.body));
     for (const id of doneFirst) expect(resent.some((body) => body.includes(`prompt ${id}"`))).toBe(false);
-    const lines = readOutput(output);
-    for (const id of ids) expect(lines.filter((l) => l.id === id && l.status === 'complete'), id).toHaveLength(1);
+    expectEachCompleteOnce(output, ids);
   });
 
   it('Ctrl-C: no new lines, those in flight recorded as cancelled, exit 130; a rerun finishes the job', async () => {
@@ -278,8 +282,7 @@ describe('batch: resume', () => {
 
     const second = await batch([input, '--concurrency', '2', '--output', output]);
     expect(second.code, second.stderr).toBe(0);
-    const all = readOutput(output);
-    for (const id of ids) expect(all.filter((l) => l.id === id && l.status === 'complete'), id).toHaveLength(1);
+    expectEachCompleteOnce(output, ids);
   });
 });
 
