@@ -24,11 +24,20 @@ const builtinsByRequire = {
   setup(build) {
     build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       if (!isBuiltin(args.path)) return undefined;
+      // commander requires child_process at load time for executable subcommands, which gatechat
+      // has none of: a proxy loads it on first use instead (~3 MiB with dgram on every start).
+      if (args.kind === 'require-call' && /child_process$/.test(args.path) && /[\\/]commander[\\/]/.test(args.importer)) {
+        return { path: args.path, namespace: 'builtin-lazy' };
+      }
       // The require() inside the shim module itself stays external (the banner defines require). A
       // dynamic import() stays native too: split into a chunk, a CommonJS shim would export only `default`.
-      if (args.namespace === 'builtin-cjs' || args.kind === 'require-call' || args.kind === 'dynamic-import') return { path: args.path, external: true };
+      if (args.namespace === 'builtin-cjs' || args.namespace === 'builtin-lazy' || args.kind === 'require-call' || args.kind === 'dynamic-import') return { path: args.path, external: true };
       return { path: args.path, namespace: 'builtin-cjs' };
     });
+    build.onLoad({ filter: /.*/, namespace: 'builtin-lazy' }, (args) => ({
+      contents: `let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require(${JSON.stringify(args.path)}))[key] });`,
+      loader: 'js',
+    }));
     build.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(args.path)});`,
       loader: 'js',
@@ -36,8 +45,25 @@ const builtinsByRequire = {
   },
 };
 
+/**
+ * undici's HTTP/2 client requires node:http2 (and with it tls) at load time, ~9 MiB on every start.
+ * gatechat never enables allowH2, so the client never calls it; a stub says so should that change.
+ */
+const undiciWithoutHttp2 = {
+  name: 'undici-without-http2',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/client-h2(\.js)?$/ }, (args) =>
+      /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: 'client-h2', namespace: 'undici-h2-stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'undici-h2-stub' }, () => ({
+      contents: "module.exports = function connectH2() { throw new Error('gatechat is built without undici HTTP/2 support'); };",
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
-  plugins: [builtinsByRequire],
+  plugins: [builtinsByRequire, undiciWithoutHttp2],
   entryPoints: { cli: 'src/cli/main.ts' },
   outdir: staging,
   bundle: true,
