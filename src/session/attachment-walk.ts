@@ -67,16 +67,17 @@ export function listTextFileCandidates(root: string): Array<{ path: string; size
         if (!isIgnored(active, absolute, true)) visit(absolute, path, active);
         continue;
       }
-      let stat;
+      if (isIgnored(active, absolute, false)) continue;
+      let size: number;
       try {
-        stat = entry.isSymbolicLink() ? statSync(absolute) : null;
+        // stat follows a link: a link to a file counts, one to a directory is skipped (no loops).
+        const stat = statSync(absolute);
+        if (!stat.isFile()) continue;
+        size = stat.size;
       } catch {
         continue; // a dangling link
       }
-      if (stat && !stat.isFile()) continue;
-      if (!entry.isFile() && !stat) continue;
-      if (isIgnored(active, absolute, false)) continue;
-      files.push({ path, size: stat?.size ?? statSync(absolute).size });
+      files.push({ path, size });
     }
   };
   const absoluteRoot = resolve(root);

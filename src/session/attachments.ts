@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { Attachment, ImageMime } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import { readAllBytes } from './stdin.js';
@@ -66,6 +66,23 @@ export function attachmentFromBytes(path: string, bytes: Buffer): Attachment | n
   }
 }
 
+/** Whether a file's first 8 KiB could begin a text file (no NUL, no image or PDF signature). */
+function looksLikeText(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(8192);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const kind = sniff(head.subarray(0, read)).kind;
+    // A prefix may end mid-character: only a NUL or a signature says "binary" for sure.
+    return kind === 'text' || (kind === 'unknown' && !head.subarray(0, read).includes(0));
+  } catch {
+    return true; // let the real read report it
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 function refuseType(path: string): never {
   throw new UsageError(`cannot attach ${path}: it is not UTF-8 text, a PNG, JPEG, GIF or WebP image, or a PDF`);
 }
@@ -119,6 +136,8 @@ export async function readAttachments(paths: string[], options: ReadAttachmentsO
       // The .gitignore matcher is loaded only when a directory is attached.
       const { listTextFileCandidates } = await import('./attachment-walk.js');
       const found = listTextFileCandidates(path).flatMap(({ path: file, size }) => {
+        // A big binary (a video, a database) in the tree is left out like any binary, unread.
+        if (size > MAX_TEXT_BYTES && !looksLikeText(file)) return [];
         const attachment = attachmentFromBytes(file, readFileBounded(file, size));
         return attachment?.kind === 'text' ? [attachment] : [];
       });
