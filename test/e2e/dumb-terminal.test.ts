@@ -1,7 +1,7 @@
 // SPEC §8: TERM=dumb means no cursor movement at all — no spinner, no live region, no synchronized
 // output; text is printed as it arrives. Checked on the raw bytes written to a real pty.
 import { afterEach, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binPath, shellQuoteArgs } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
@@ -62,6 +62,32 @@ describeInTerminal('TERM=dumb', () => {
     s.keys('C-d');
     expect(await s.waitForExit()).toBe(0);
     expect(raw(), visible(raw())).not.toContain(ESC);
+  });
+
+  it('chat: /attach adds a file to the next message only; -a goes with the first', async () => {
+    const notes = join(ctx.user.home, 'notes.txt');
+    writeFileSync(notes, 'from the notes\n');
+    const first = join(ctx.user.home, 'first.txt');
+    writeFileSync(first, 'first file\n');
+    const { session: s } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'echo', '--no-save', '-a', first]);
+    await s.waitForText('/help');
+    s.type('one');
+    s.keys('Enter');
+    await s.waitFor(() => ctx.gateway.requests.length === 1, 'the first request');
+    expect((ctx.gateway.requests[0].body as any).messages.at(-1).content).toBe(`${first}\n\`\`\`\nfirst file\n\`\`\`\n\none`);
+    s.type(`/attach ${notes}`);
+    s.keys('Enter');
+    await s.waitForText('attached to the next message');
+    s.type('two');
+    s.keys('Enter');
+    await s.waitFor(() => ctx.gateway.requests.length === 2, 'the second request');
+    expect((ctx.gateway.requests[1].body as any).messages.at(-1).content).toBe(`${notes}\n\`\`\`\nfrom the notes\n\`\`\`\n\ntwo`);
+    s.type('three');
+    s.keys('Enter');
+    await s.waitFor(() => ctx.gateway.requests.length === 3, 'the third request');
+    expect((ctx.gateway.requests[2].body as any).messages.at(-1).content).toBe('three');
+    s.keys('C-d');
+    expect(await s.waitForExit()).toBe(0);
   });
 
   it('chat: Ctrl-C cancels a streaming answer and the chat goes on; Ctrl-C twice at the prompt exits', async () => {
