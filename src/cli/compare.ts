@@ -1,13 +1,13 @@
 import type { Attachment, ChatEvent } from '../protocol/events.js';
 import { runCompare } from '../session/compare.js';
-import type { Conversation, TurnOutcome } from '../session/types.js';
+import type { TurnOutcome } from '../session/types.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { createOrderedOutput, writeCompareJson } from '../render/compare.js';
 import { createJsonlRenderer } from '../render/json.js';
 import { createPipeRenderer } from '../render/pipe.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, readMessage, type Io } from './context.js';
+import { openSession, readMessage, type Io, type Session } from './context.js';
 import type { ChatModeOptions } from './flags.js';
 import { interruptOnSignals, stopWhenReaderGoes } from './one-shot.js';
 import { useColor } from './terminal.js';
@@ -40,11 +40,9 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
     throw new UsageError(`${options.extract ? '--extract' : '--dry-run'}: one model at a time (-m was given ${names.length} times)`);
   }
   // Every model's settings are resolved (and refused) before anything is sent.
-  const conversations: Conversation[] = [];
-  for (const name of names) {
-    const { conversation } = await openSession({ ...options, flags: { ...options.flags, model: name } }, io, name);
-    conversations.push(conversation);
-  }
+  const sessions: Session[] = [];
+  for (const name of names) sessions.push(await openSession({ ...options, flags: { ...options.flags, model: name } }, io, name));
+  const conversations = sessions.map((session) => session.conversation);
   const prompt = await readMessage(options, promptArgs, io);
 
   const controller = new AbortController();
@@ -52,7 +50,7 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
   const readerGone = stopWhenReaderGoes(io.stdout, controller);
   let outcomes: TurnOutcome[];
   try {
-    outcomes = await render(names, conversations, prompt, controller.signal, options, io);
+    outcomes = await render(names, sessions, prompt, controller.signal, options, io);
   } finally {
     signals.dispose();
   }
@@ -64,12 +62,13 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
 
 async function render(
   names: readonly string[],
-  conversations: readonly Conversation[],
+  sessions: readonly Session[],
   prompt: { prompt: string; attachments: Attachment[] },
   signal: AbortSignal,
   options: ChatModeOptions,
   io: Io,
 ): Promise<TurnOutcome[]> {
+  const conversations = sessions.map((session) => session.conversation);
   const reportEnding = (index: number, outcome: TurnOutcome, stderr: NodeJS.WritableStream) => {
     const line = endingLine(names[index], outcome);
     if (line && outcome.status !== 'cancelled') stderr.write(`${line}\n`);
@@ -80,6 +79,8 @@ async function render(
     const outcomes = await renderCompareTty({
       names,
       run: (handlers, viewSignal) => runCompare(conversations, prompt, AbortSignal.any([signal, viewSignal]), handlers),
+      // Retry notices go into the model's pane: written to stderr they would tear the live panes.
+      showRetryNotices: (show) => sessions.forEach((session, index) => session.showRetryNotices((line) => show(index, line))),
       color: useColor(io.stdout),
     });
     outcomes.forEach((outcome, index) => reportEnding(index, outcome, io.stderr));

@@ -43,6 +43,27 @@ describe('CompareApp', () => {
     expect(app.lastFrame()).toMatch(/slow-model\s+1\s+0\.01\s+8\s+800\.0\s+stop/);
   });
 
+  it("a model's retry notices show in its own pane until its answer starts", async () => {
+    let done: TurnOutcome[] | null = null;
+    const convs = conversations();
+    convs[1].delayMs = 300;
+    let show: ((index: number, line: string) => void) | undefined;
+    const app = render(
+      <CompareApp
+        names={['a', 'b']}
+        run={(handlers, signal) => runCompare(convs, 'hi', signal, handlers)}
+        showRetryNotices={(s) => (show = s)}
+        keys
+        color={false}
+        onDone={(o) => (done = o)}
+      />,
+    );
+    await until(() => show !== undefined && app.frames.some((f) => f.includes('b · sending')), 'b sending');
+    show!(1, 'gatechat: [b] HTTP 503 from the gateway; retry 1 of 2 in 0.4 s');
+    await until(() => app.frames.some((f) => f.includes('b · HTTP 503 from the gateway; retry 1 of 2 in 0.4 s')), 'the notice in the pane');
+    await until(() => done !== null, 'the outcomes');
+  });
+
   it('Ctrl-C cancels every model and keeps what arrived', async () => {
     let done: TurnOutcome[] | null = null;
     const convs = conversations();

@@ -12,6 +12,8 @@ import { useTerminalSize } from './use-terminal-size.js';
 export interface CompareAppProps {
   names: readonly string[];
   run: (handlers: CompareHandlers, signal: AbortSignal) => Promise<TurnOutcome[]>;
+  /** Registers where each model's retry notices go (its pane's title line). */
+  showRetryNotices?: (show: (index: number, line: string) => void) => void;
   /** Ctrl-C arrives as a key only when stdin is the terminal. */
   keys: boolean;
   color: boolean;
@@ -20,6 +22,8 @@ export interface CompareAppProps {
 
 interface Pane {
   text: string;
+  /** The latest retry notice, shown until the answer starts. */
+  notice: string | null;
   state: 'waiting' | 'sending' | 'streaming' | 'done';
   outcome: TurnOutcome | null;
 }
@@ -41,7 +45,7 @@ export function tailLines(text: string, lines: number, width: number): string {
 }
 
 function paneStatus(pane: Pane): string {
-  if (!pane.outcome) return pane.state;
+  if (!pane.outcome) return pane.state === 'sending' && pane.notice ? pane.notice : pane.state;
   const { status, timings } = pane.outcome;
   return `${status === 'complete' ? 'done' : status} · ${(timings.totalMs / 1000).toFixed(1)}s`;
 }
@@ -50,10 +54,10 @@ function paneStatus(pane: Pane): string {
  * Compare mode on a terminal (SPEC §11): one live pane per model showing the end of its answer,
  * then each whole answer in the order given and the summary table.
  */
-export function CompareApp({ names, run, keys, color, onDone }: CompareAppProps) {
+export function CompareApp({ names, run, showRetryNotices, keys, color, onDone }: CompareAppProps) {
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
-  const panesRef = useRef<Pane[]>(names.map(() => ({ text: '', state: 'waiting', outcome: null })));
+  const panesRef = useRef<Pane[]>(names.map(() => ({ text: '', notice: null, state: 'waiting', outcome: null })));
   const [panes, setPanes] = useState<Pane[]>(() => panesRef.current.map((p) => ({ ...p })));
   const [outcomes, setOutcomes] = useState<TurnOutcome[] | null>(null);
   const controller = useRef(new AbortController());
@@ -80,6 +84,10 @@ export function CompareApp({ names, run, keys, color, onDone }: CompareAppProps)
       pane.state = 'streaming';
       dirty = true;
     };
+    showRetryNotices?.((index, line) => {
+      panesNow[index].notice = line.replace(/^gatechat: (\[[^\]]*\] )?/, '');
+      dirty = true;
+    });
     const handlers: CompareHandlers = {
       onStart: (index) => {
         panesNow[index].state = 'sending';

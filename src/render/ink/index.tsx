@@ -133,6 +133,8 @@ export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOut
 export interface CompareTtyOptions {
   names: readonly string[];
   run: (handlers: CompareHandlers, signal: AbortSignal) => Promise<TurnOutcome[]>;
+  /** Hands the view each model's retry notices, shown in that model's pane. */
+  showRetryNotices?: (show: (index: number, line: string) => void) => void;
   color: boolean;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
@@ -147,6 +149,7 @@ export async function renderCompareTty(opts: CompareTtyOptions): Promise<TurnOut
     <CompareApp
       names={opts.names}
       run={opts.run}
+      showRetryNotices={opts.showRetryNotices}
       keys={Boolean(stdin.isTTY)}
       color={opts.color}
       onDone={(all) => {
