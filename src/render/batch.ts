@@ -23,7 +23,8 @@ export interface BatchSink {
  * leaves at most a torn last line, which the next run ignores after starting a fresh line.
  */
 export function fileSink(path: string, endsMidLine: boolean): BatchSink {
-  const fd = openSync(path, 'a', 0o644);
+  // Created as a shell's `>>` would create it (0666 less the umask).
+  const fd = openSync(path, 'a');
   if (endsMidLine) writeSync(fd, '\n');
   return {
     async write(record) {

@@ -3,10 +3,10 @@
 // codes, back-off under a 429 burst (the gateway's own in-flight count), stdin, torn output lines.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
-import { runCli } from '../helpers/cli.js';
+import { binPath, runCli, shellQuoteArgs } from '../helpers/cli.js';
 
 const ctx = useGatewayAndUser();
 
@@ -222,6 +222,22 @@ describe('batch: per-line results', () => {
   });
 });
 
+describe('batch: the reader of stdout', () => {
+  it('goes away (| head -1): the batch stops quietly, exit 0', async () => {
+    const input = writeInput('head.jsonl', Array.from({ length: 2000 }, (_, i) => `p${i}`));
+    const command = `${shellQuoteArgs([process.execPath, binPath, 'batch', input, '--base-url', ctx.base, '-m', 'echo'])} | head -1; echo "status \${PIPESTATUS[0]}" >&2`;
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+      execFile('bash', ['-c', command], { env: { ...process.env, ...ctx.user.env() }, timeout: 20_000 }, (error, out, err) => (error ? reject(error) : resolve({ stdout: out, stderr: err })));
+    });
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'complete' });
+    expect(stderr).toMatch(/status 0/);
+    expect(stderr).not.toMatch(/internal error|EPIPE/);
+    // It stopped taking lines: at most what fits in the pipe's buffer (64 KiB) was answered, not 2000.
+    expect(ctx.gateway.requests.length).toBeLessThan(1000);
+  });
+});
+
 describe('batch: resume', () => {
   it('a torn last output line is tolerated: complete ids are skipped, the rest appended, earlier bytes untouched', async () => {
     const input = writeInput('resume.jsonl', ['one', 'two', 'three']);
@@ -316,6 +332,12 @@ describe('batch: usage errors', () => {
     const bad = await batch([input, '-m', 'echo', '--concurrency', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--concurrency: expected a whole number ≥ 1/);
+    const same = await batch([input, '-m', 'echo', '--output', input]);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/--output: the same file as the input/);
+    const nowhere = await batch([input, '-m', 'echo', '--output', join(ctx.user.home, 'no', 'such', 'dir.jsonl')]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toMatch(/--output: cannot write .*dir\.jsonl: ENOENT/);
     const two = await batch([input, '-m', 'echo', '-m', 'lorem-3']);
     expect(two.code).toBe(2);
     expect(two.stderr).toMatch(/batch: -m takes one model/);

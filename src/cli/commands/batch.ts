@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ExitCode, UsageError, type ExitCodeValue } from '../../exit-codes.js';
 import { openConfigStore } from '../../config/store.js';
 import type { ConfigFile } from '../../config/keys.js';
@@ -12,7 +13,7 @@ import { openConversation } from '../../session/conversation.js';
 import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
-import { createBatchProgress, fileSink, streamSink } from '../../render/batch.js';
+import { createBatchProgress, fileSink, streamSink, type BatchSink } from '../../render/batch.js';
 import { connectionFrom, rememberFacts, resolveApiKey, type Io } from '../context.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import type { LearnedFacts } from '../../client/chat-stream.js';
@@ -48,6 +49,15 @@ function keepHeapFlat(): void {
   setFlagsFromString('--heap-growing-percent=20');
 }
 
+/** `--output`, opened for appending before anything is sent: a bad path is a usage error, not a crash. */
+function openOutput(path: string, endsMidLine: boolean): BatchSink {
+  try {
+    return fileSink(path, endsMidLine);
+  } catch (error) {
+    throw new UsageError(`--output: cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 /** `gatechat batch <file|->` (SPEC §13). Returns the exit code. */
 export async function runBatchCommand(options: BatchOptions, io: Io): Promise<number> {
   keepHeapFlat();
@@ -60,6 +70,9 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
 
   const kind = inputKind(options.input);
+  if (options.output !== undefined && kind !== 'stdin' && resolve(options.output) === resolve(options.input)) {
+    throw new UsageError('--output: the same file as the input; the answers would be appended to the prompts');
+  }
   if (kind === 'stdin' && io.stdin.isTTY) throw new UsageError('batch -: stdin is a terminal; pipe JSONL into it or pass a file');
   let total: number | null = null;
   if (kind === 'file') {
@@ -75,7 +88,7 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   const resume: ResumeState = options.output
     ? await readResumeState(options.output)
     : { complete: new Set(), endsMidLine: false, unreadable: 0 };
-  const sink = options.output ? fileSink(options.output, resume.endsMidLine) : streamSink(io.stdout);
+  const sink = options.output ? openOutput(options.output, resume.endsMidLine) : streamSink(io.stdout);
 
   const limiter = new RateLimiter(options.concurrency);
   // The key command (api-key-cmd) runs once, after the input was checked: never for a malformed file.
@@ -152,12 +165,11 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
       },
       write: (record) => sink.write(record),
       signal: controller.signal,
-      interruptedCode: () => interrupted ?? ExitCode.interrupted,
+      // Stopped without a signal: the reader of stdout went away (| head), its choice, not a failure.
+      interruptedCode: () => interrupted ?? ExitCode.ok,
       onProgress: (counts) => progress.update(counts),
     });
     progress.finish(summary);
-    // The reader went away: as with a one-shot answer, that is the reader's choice, not a failure.
-    if (interrupted === null && controller.signal.aborted) return ExitCode.ok;
     return summary.exitCode;
   } finally {
     process.off('SIGINT', onInt);
