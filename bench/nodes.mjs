@@ -2,11 +2,13 @@
 // wall for the piped 2000-token one-shot minus `node -e 0`'s median wall on the same Node in the same
 // run — and its peak RSS beside node's own. Runs alternate between the two commands so machine load
 // drifts hit both alike. Node 22/24 come from `npx -y -p node@N` (fetched once into npm's cache).
-// Run: node bench/nodes.mjs   (RUNS=21 for more samples; NODES=20,22 for fewer lines)
+// Run: node bench/nodes.mjs   (RUNS=21 for more samples; NODES=20,22 for fewer lines; BENCH_BIN to compare builds)
 import { execFileSync } from 'node:child_process';
 import { bin, fmt, measure, median, startDevGateway } from './lib.mjs';
 
 const runs = Number(process.env.RUNS ?? 11);
+/** BENCH_BIN=/path/to/other/bin/gatechat.js measures another build (e.g. an older checkout) the same way. */
+const target = process.env.BENCH_BIN ?? bin;
 const lines = (process.env.NODES ?? '20,22,24').split(',').map((s) => s.trim());
 
 /** The node binary of one major line: this one if it matches, else npx's node@N package. */
@@ -26,10 +28,10 @@ try {
     const chat = [];
     // One warm-up each: the compile cache (Node 22.1+) is filled on a first run, as after an install.
     await measure([node, '-e', '0']);
-    await measure([node, bin, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
+    await measure([node, target, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
     for (let i = 0; i < runs; i++) {
       base.push(await measure([node, '-e', '0']));
-      const r = await measure([node, bin, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
+      const r = await measure([node, target, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
       if (r.code !== 0) throw new Error(`gatechat exited ${r.code} on ${version}`);
       chat.push(r);
     }
