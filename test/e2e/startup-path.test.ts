@@ -2,7 +2,7 @@
 // load the HTTP stack. A module loader hook records every module the built binary loads and what its
 // source contains — by content, not by file name: a static Ink import anywhere on the piped path
 // would put Ink into whatever chunk esbuild names, and a name check would not see it.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,10 @@ const user = makeUserDirs();
 const hook = join(user.home, 'record-loads.mjs');
 
 // What marks a module's source as belonging to each library (strings the bundle keeps verbatim).
+// The hook appends to a file: on Node 24 hooks run on their own thread, and what that thread writes to
+// stderr is lost when the program ends with process.exit().
 const HOOK_SOURCE = `
+import { appendFileSync } from 'node:fs';
 const MARKERS = {
   react: /react\\.(transitional\\.)?element/,
   ink: /["']ink-(root|box|text)["']/,
@@ -25,7 +28,7 @@ export async function load(url, context, next) {
   const result = await next(url, context);
   const source = result.source == null ? '' : String(result.source);
   const tags = Object.keys(MARKERS).filter((name) => MARKERS[name].test(source));
-  process.stderr.write(\`LOADED \${url} [\${tags.join(',')}]\\n\`);
+  appendFileSync(process.env.GATECHAT_TEST_LOAD_LOG, \`LOADED \${url} [\${tags.join(',')}]\\n\`);
   return result;
 }
 `;
@@ -53,11 +56,20 @@ function parseLoads(stderr: string): Loaded[] {
     .map((m) => ({ file: m[1].slice(m[1].indexOf('/dist/') + 1), tags: m[2] === '' ? [] : m[2].split(',') }));
 }
 
-const loaderEnv = () => ({ ...user.env(), NODE_OPTIONS: `--no-warnings --experimental-loader=${hook}` });
+let logs = 0;
+/** The environment for one run under the hook, and what that run loaded. */
+function underHook() {
+  const log = join(user.home, `loads-${logs++}.log`);
+  return {
+    env: { ...user.env(), NODE_OPTIONS: `--no-warnings --experimental-loader=${hook}`, GATECHAT_TEST_LOAD_LOG: log },
+    loaded: () => parseLoads(existsSync(log) ? readFileSync(log, 'utf8') : ''),
+  };
+}
 
 async function loadsOf(args: string[], stdin?: string) {
-  const result = await runCli(args, { env: loaderEnv(), stdin });
-  return { ...result, loaded: parseLoads(result.stderr) };
+  const hooked = underHook();
+  const result = await runCli(args, { env: hooked.env, stdin });
+  return { ...result, loaded: hooked.loaded() };
 }
 
 const tagged = (loaded: Loaded[], ...tags: string[]) => loaded.filter((l) => l.tags.some((t) => tags.includes(t)));
@@ -80,8 +92,9 @@ describe('what each path loads', () => {
   });
 
   it('--version of the bundle itself (no shim) loads neither the HTTP stack nor the UI', async () => {
+    const hooked = underHook();
     const result = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), '--version'], { env: { ...process.env, ...loaderEnv() } });
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), '--version'], { env: { ...process.env, ...hooked.env } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -91,7 +104,7 @@ describe('what each path loads', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const loaded = parseLoads(result.stderr);
+    const loaded = hooked.loaded();
     expect(loaded.map((l) => l.file)).toContain('dist/cli.js');
     expect(tagged(loaded, 'http', 'ink', 'react', 'markdown')).toEqual([]);
   });
@@ -100,14 +113,15 @@ describe('what each path loads', () => {
     // Import every chunk of the bundle under the same hook: each library must be found somewhere.
     const chunks = readdirSync(join(repoRoot, 'dist', 'chunks')).filter((f) => f.endsWith('.js'));
     const script = `for (const f of ${JSON.stringify(chunks)}) { try { await import('./dist/chunks/' + f); } catch {} }`;
+    const hooked = underHook();
     const result = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, ...loaderEnv() } });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, ...hooked.env } });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.on('error', reject);
       child.on('close', () => resolve(stderr));
     });
-    const loaded = parseLoads(result);
+    const loaded = hooked.loaded();
     for (const tag of ['ink', 'react', 'markdown', 'http']) expect(tagged(loaded, tag), tag).not.toEqual([]);
   });
 });
