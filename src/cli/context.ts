@@ -119,7 +119,8 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
   // The conversation first: its settings come before the environment and config (SPEC §6).
   const continuing = options.continueLast || options.cid !== undefined;
   const store = continuing ? new ConversationStore(dataDir()) : null;
-  const resume = store ? store.load(options.cid ?? latestCid(store)) : undefined;
+  // --cid takes what `history show` takes: an id or a start of one that names a single conversation.
+  const resume = store ? store.load(options.cid !== undefined ? store.resolveId(options.cid) : latestCid(store)) : undefined;
   const flags = continuedFlags(options.flags, resume?.settings);
   const settings = keepConversationValues(await loadSettings(flags, options.isolated), options.flags, resume?.settings);
   // --dry-run masks the key anyway: it does not start a password manager to print "[redacted]".

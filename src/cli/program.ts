@@ -35,7 +35,7 @@ export function addChatOptions(command: Command, { oneShot = true }: { oneShot?:
     .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
     .option('--schema <json|file|fields>', 'ask for JSON matching a schema and check the answer (inline JSON Schema, a file, or fields: "name, age int, tags: short labels"); exit 9 when it does not match')
     .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
-    .option('--cid <id>', 'continue conversation <id> (see: gatechat history list)')
+    .option('--cid <id>', 'continue conversation <id>, or the one whose id starts so (see: gatechat history list)')
     .option('--no-save', 'do not record this exchange (default: recorded)')
     .option('--no-stdin', 'do not read piped stdin')
     .option('--json', 'print one JSON object when done')

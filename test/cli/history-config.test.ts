@@ -140,3 +140,28 @@ describe('config list --profile', () => {
     expect(result.stderr).toBe('gatechat: --profile: no profile named "nope" (known profiles: none)\n');
   });
 });
+
+describe('--cid takes the start of an id too', () => {
+  it('continues the one conversation it names; an ambiguous start is exit 2 and nothing is sent', async () => {
+    const first = await record('first topic');
+    const second = await record('second topic');
+    let length = 1;
+    while (second.startsWith(first.slice(0, length))) length++;
+    const result = await cli(['--base-url', ctx.base, '--json', '--cid', first.slice(0, length), 'more']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).cid).toBe(first);
+    expect((ctx.gateway.requests.at(-1)!.body as { messages: unknown }).messages).toEqual([
+      { role: 'user', content: 'first topic' },
+      { role: 'assistant', content: 'first topic' },
+      { role: 'user', content: 'more' },
+    ]);
+
+    let common = 0;
+    while (first[common] === second[common]) common++;
+    const sent = ctx.gateway.requests.length;
+    const ambiguous = await cli(['--base-url', ctx.base, '--cid', first.slice(0, common), 'more']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/^gatechat: \S+ matches 2 conversations: .*; give more of the id\n$/);
+    expect(ctx.gateway.requests).toHaveLength(sent);
+  });
+});
