@@ -66,6 +66,25 @@ describe('gatechat -x', () => {
   });
 });
 
+describeInTerminal('gatechat -x on a terminal', () => {
+  it('prints the block as plain text, with the escape codes of the answer removed', async () => {
+    const prompt = 'Run:\n```sh\nls -la\u001b]2;pwned\u0007\n```\nbye';
+    const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, '-x', '--no-save', '--base-url', ctx.base, '-m', 'echo', prompt]), {
+      env: { ...ctx.user.env(), TERM: 'xterm-256color' },
+    });
+    try {
+      expect(await session.waitForExit(15_000)).toBe(0);
+      const lines = session.screen().split('\n');
+      expect(lines[0]).toBe('ls -la');
+      expect(session.screen()).not.toContain('```');
+      expect(session.screen()).not.toContain('bye');
+      expect(session.tmux('display-message', '-p', '#{pane_title}')).not.toContain('pwned');
+    } finally {
+      session.kill();
+    }
+  });
+});
+
 describeInTerminal('gatechat -x with no prompt on a terminal', () => {
   it('would open the chat: refused with one line, exit 2', async () => {
     const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, '-x', '--base-url', ctx.base, '-m', 'echo']), {
