@@ -179,11 +179,17 @@ async function* decodeStream(
     for (; logged < decoder.warnings.length; logged++) log?.(decoder.warnings[logged]);
   };
 
-  for await (const chunk of response.body) {
-    parser.feed(text.decode(chunk, { stream: true }));
+  const chunks = response.body[Symbol.asyncIterator]();
+  for (;;) {
+    const step = await chunks.next();
+    if (step.done) break;
+    parser.feed(text.decode(step.value, { stream: true }));
     flushWarnings();
     while (pending.length > 0) yield pending.shift()!;
-    if (decoder.ended) break;
+    if (decoder.ended) {
+      await awaitCleanEnd(chunks);
+      break;
+    }
   }
   if (!decoder.ended) {
     parser.feed(text.decode());
@@ -197,6 +203,32 @@ async function* decodeStream(
   flushWarnings();
   for (const event of finished.events) yield redactError(event, secrets);
   return finished.termination;
+}
+
+/** How long the end of the body may lag behind the end marker before the body is cut off. */
+const END_AFTER_MARKER_MS = 50;
+
+/**
+ * After the end marker a gateway ends the response at once. Reading that end (rather than cutting the
+ * body off) lets the connection go back to the pool untouched and spares Node and undici building
+ * two AbortErrors with stack traces per request — a visible cost over a batch of thousands. A
+ * gateway that keeps the stream open gets END_AFTER_MARKER_MS, then the caller closes the body.
+ */
+async function awaitCleanEnd(chunks: AsyncIterator<Uint8Array>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), END_AFTER_MARKER_MS);
+  });
+  const next = chunks.next().then(
+    (step) => (step.done ? 'ended' : 'more'),
+    () => 'failed',
+  );
+  try {
+    // Whatever comes after the marker is not part of the answer; only whether the body ended matters.
+    await Promise.race([next, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Error messages a gateway sends with a 200 can echo credentials back: never show or save them. */

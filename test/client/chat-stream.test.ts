@@ -338,3 +338,30 @@ describe('max-tokens-field switch', () => {
     expect(error.message).toBe('gateway rejected the request: HTTP 400: messages: field required');
   });
 });
+
+describe('after the end marker', () => {
+  it('a gateway that keeps the stream open after [DONE]: the answer is complete at once, not after the idle timeout', async () => {
+    let closed!: () => void;
+    const clientGone = new Promise<void>((resolve) => (closed = resolve));
+    const s = await server(async (_q, res) => {
+      res.on('close', () => closed());
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chatChunk({ content: 'done' }, 'stop')}\n\ndata: [DONE]\n\n`);
+      // …and never ends the response.
+    });
+    const { events, outcome } = await collect({ conn: connection(s.url, { timeouts: { connectMs: 2_000, headersMs: 5_000, idleMs: 60_000 } }), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('done');
+    expect(outcome.termination).toBe('end_marker');
+    // The client closed the response it no longer needs.
+    await clientGone;
+  });
+
+  it('bytes after [DONE] (a proxy footer) are not part of the answer, and the body is read to its end', async () => {
+    const s = await server(async (_q, res) =>
+      writeSse(res, [`data: ${chatChunk({ content: 'answer' }, 'stop')}\n\ndata: [DONE]\n\n`, `data: ${chatChunk({ content: ' footer' })}\n\n`]),
+    );
+    const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(textOf(events)).toBe('answer');
+    expect(outcome.termination).toBe('end_marker');
+  });
+});
