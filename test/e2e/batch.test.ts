@@ -65,6 +65,15 @@ function whenComplete(path: string, count: number, act: (child: ChildProcess) =>
   };
 }
 
+/** `count` slow lines at --concurrency 2, the run sent `signal` once `after` lines are complete in the output. */
+async function stoppedRun(name: string, count: number, model: string, after: number, signal: NodeJS.Signals) {
+  const ids = Array.from({ length: count }, (_, i) => `${name}${i}`);
+  const input = writeInput(`${name}.jsonl`, ids.map((id) => ({ id, prompt: `prompt ${id}`, model, max_tokens: 3 })));
+  const output = join(ctx.user.home, `${name}.out.jsonl`);
+  const first = await batch([input, '--concurrency', '2', '--output', output], { onSpawn: whenComplete(output, after, (child) => child.kill(signal)) });
+  return { ids, input, output, first };
+}
+
 const countBy = (lines: OutLine[], status: string) => lines.filter((l) => l.status === status).length;
 
 /** The resume guarantee: in the output file, every id has exactly one complete line. */
@@ -263,12 +272,7 @@ describe('batch: resume', () => {
   });
 
   it('killed mid-run, then rerun: every line answered exactly once, and no complete line sent twice', async () => {
-    const ids = Array.from({ length: 12 }, (_, i) => `k${i}`);
-    const input = writeInput('kill.jsonl', ids.map((id) => ({ id, prompt: `prompt ${id}`, model: 'slow-40', max_tokens: 3 })));
-    const output = join(ctx.user.home, 'kill.out.jsonl');
-    const first = await batch([input, '--concurrency', '2', '--output', output], {
-      onSpawn: whenComplete(output, 3, (child) => child.kill('SIGKILL')),
-    });
+    const { ids, input, output, first } = await stoppedRun('kill', 12, 'slow-40', 3, 'SIGKILL');
     expect(first.signal).toBe('SIGKILL');
     const afterKill = readOutput(output);
     const doneFirst = new Set(afterKill.filter((l) => l.status === 'complete').map((l) => l.id));
@@ -284,12 +288,7 @@ describe('batch: resume', () => {
   });
 
   it('Ctrl-C: no new lines, those in flight recorded as cancelled, exit 130; a rerun finishes the job', async () => {
-    const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
-    const input = writeInput('int.jsonl', ids.map((id) => ({ id, prompt: `prompt ${id}`, model: 'slow-60', max_tokens: 4 })));
-    const output = join(ctx.user.home, 'int.out.jsonl');
-    const first = await batch([input, '--concurrency', '2', '--output', output], {
-      onSpawn: whenComplete(output, 2, (child) => child.kill('SIGINT')),
-    });
+    const { ids, input, output, first } = await stoppedRun('int', 10, 'slow-60', 2, 'SIGINT');
     expect(first.code, first.stderr).toBe(130);
     const lines = readOutput(output);
     expect(countBy(lines, 'cancelled')).toBeGreaterThanOrEqual(1);
