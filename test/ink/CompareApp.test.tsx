@@ -39,8 +39,12 @@ describe('CompareApp', () => {
     expect(all).toContain('== fast-model ==\nshort answer');
     expect(all).toContain('== slow-model ==\none two three four five six seven eight');
     expect(all.indexOf('== fast-model ==')).toBeLessThan(all.indexOf('== slow-model =='));
-    expect(app.lastFrame()).toMatch(/model\s+first token ms\s+total s\s+tokens\s+tokens\/s\s+finish/);
-    expect(app.lastFrame()).toMatch(/slow-model\s+1\s+0\.01\s+8\s+800\.0\s+stop/);
+    // The table is drawn in the frame that follows the outcomes; Ink may flush it after onDone, so wait
+    // for that frame rather than reading whichever frame happens to be last.
+    const header = /model\s+first token ms\s+total s\s+tokens\s+tokens\/s\s+finish/;
+    await until(() => app.frames.some((f) => header.test(f)), 'the summary table');
+    const table = app.frames.find((f) => header.test(f))!;
+    expect(table).toMatch(/slow-model\s+1\s+0\.01\s+8\s+800\.0\s+stop/);
   });
 
   it("a model's retry notices show in its own pane until its answer starts", async () => {
