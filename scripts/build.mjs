@@ -73,6 +73,8 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   define: { __GATECHAT_VERSION__: JSON.stringify(pkg.version) },
   // Ink imports react-devtools-core only when DEV is set; it is not a dependency.
