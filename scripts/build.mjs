@@ -2,7 +2,7 @@
 // (SPEC §10), so the Ink UI is a separate chunk reached only through dynamic import().
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -12,6 +12,14 @@ const dist = fileURLToPath(new URL('../dist', import.meta.url));
 const staging = `${dist}.build-${process.pid}`;
 const retired = `${dist}.old-${process.pid}`;
 rmSync(staging, { recursive: true, force: true });
+
+/**
+ * Built-ins the piped one-shot path imports but rarely calls: node:crypto (ids and hashes for saved
+ * conversations and blobs) and node:zlib (compressed answers only). Their shim requires them on first
+ * use of an export, not at start (Node 20: ~5 ms for crypto's 15 internal modules). The export names
+ * come from the building Node; every line since 20 has the ones src/ uses.
+ */
+const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib']);
 
 /**
  * Node built-ins through require(), not ESM import. An ESM import of a CommonJS built-in makes Node
@@ -31,9 +39,16 @@ const builtinsByRequire = {
       }
       // The require() inside the shim module itself stays external (the banner defines require). A
       // dynamic import() stays native too: split into a chunk, a CommonJS shim would export only `default`.
-      if (args.namespace === 'builtin-cjs' || args.namespace === 'builtin-lazy' || args.kind === 'require-call' || args.kind === 'dynamic-import') return { path: args.path, external: true };
+      if (args.namespace === 'builtin-cjs' || args.namespace === 'builtin-lazy' || args.namespace === 'builtin-on-use' || args.kind === 'require-call' || args.kind === 'dynamic-import') return { path: args.path, external: true };
+      if (builtinsOnFirstUse.has(args.path)) return { path: args.path, namespace: 'builtin-on-use' };
       return { path: args.path, namespace: 'builtin-cjs' };
     });
+    // One getter per export: esbuild's __toESM copies them as getters without calling them.
+    build.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({
+      contents: `let loaded; const load = () => (loaded ??= require(${JSON.stringify(args.path)}));
+for (const key of ${JSON.stringify(Object.keys(createRequire(import.meta.url)(args.path)))}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => load()[key] });`,
+      loader: 'js',
+    }));
     build.onLoad({ filter: /.*/, namespace: 'builtin-lazy' }, (args) => ({
       contents: `let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require(${JSON.stringify(args.path)}))[key] });`,
       loader: 'js',
