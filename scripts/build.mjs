@@ -14,12 +14,16 @@ const retired = `${dist}.old-${process.pid}`;
 rmSync(staging, { recursive: true, force: true });
 
 /**
- * Built-ins the piped one-shot path imports but rarely calls: node:crypto (ids and hashes for saved
- * conversations and blobs) and node:zlib (compressed answers only). Their shim requires them on first
- * use of an export, not at start (Node 20: ~5 ms for crypto's 15 internal modules). The export names
- * come from the building Node; every line since 20 has the ones src/ uses.
+ * Built-ins whose shim requires them on first use of an export, not at start. node:crypto (ids and
+ * hashes for saved conversations and blobs) and node:zlib (compressed answers only): the piped
+ * one-shot rarely calls them (Node 20: ~5 ms for crypto's 15 internal modules). node:util: undici
+ * loads it anyway, but esbuild's __toESM reads every property descriptor of what it wraps, and on
+ * Node 22+ that materialises util's lazy exports (parse_args, worker_threads, assert's diff: ~30
+ * internal modules) — the shim's own getters have nothing to materialise. The export names come from
+ * the building Node; every line since 20 has the ones the bundle uses. A default import gets the
+ * shim, whose getters serve the same names.
  */
-const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib']);
+const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util']);
 
 /**
  * Node built-ins through require(), not ESM import. An ESM import of a CommonJS built-in makes Node
