@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { Agent } from './undici-core.js';
 import { proxyFor } from './proxy-url.js';
+import { tuneV8ForStreaming } from './v8-flags.js';
 import type { Connection } from './http.js';
 
 export interface Route {
@@ -27,6 +28,7 @@ export class Dispatchers {
     const key = proxy ?? '';
     let dispatcher = this.made.get(key);
     if (!dispatcher) {
+      tuneV8ForStreaming();
       const { connectMs, idleMs } = this.conn.timeouts;
       const { headersMs } = this;
       if (proxy === null) {
