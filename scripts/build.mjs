@@ -67,12 +67,19 @@ for (const key of ${JSON.stringify(Object.keys(createRequire(import.meta.url)(ar
   },
 };
 
+const fromUndici = (importer) => /[\\/]node_modules[\\/]undici[\\/]/.test(importer);
+
 /**
- * undici's HTTP/2 client requires node:http2 (and with it tls) at load time, ~9 MiB on every start.
- * gatechat never enables allowH2, so the client never calls it; a stub says so should that change.
+ * undici, trimmed to what gatechat runs. Each built-in below is loaded at start by undici yet used only
+ * on a path a one-shot does not take; not loading them saves ~2.5 ms (Node 22: node:http 1.4, node:assert 1.0).
+ * - HTTP/2: the client requires node:http2 (and with it tls) at load time, ~9 MiB on every start;
+ *   gatechat never enables allowH2, so a stub says so should that change.
+ * - node:assert: undici only calls assert(value) on invariants; the real module loads when one fails.
+ * - node:http: undici reads http.maxHeaderSize once at load (Node's default unless
+ *   --max-http-header-size is given) and IncomingMessage only when destroying a stream on an error path.
  */
-const undiciWithoutHttp2 = {
-  name: 'undici-without-http2',
+const undiciTrimmed = {
+  name: 'undici-trimmed',
   setup(build) {
     build.onResolve({ filter: /^\.\/client-h2(\.js)?$/ }, (args) =>
       /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer) ? { path: 'client-h2', namespace: 'undici-h2-stub' } : undefined,
@@ -81,13 +88,42 @@ const undiciWithoutHttp2 = {
       contents: "module.exports = function connectH2() { throw new Error('gatechat is built without undici HTTP/2 support'); };",
       loader: 'js',
     }));
+    build.onResolve({ filter: /^node:(assert|http)$/ }, (args) => (fromUndici(args.importer) ? { path: args.path, namespace: 'undici-builtin' } : undefined));
+    build.onLoad({ filter: /^node:assert$/, namespace: 'undici-builtin' }, () => ({
+      contents: `let real; const load = () => (real ??= require('node:assert'));
+function assert(value, message) { if (!value) load()(value, message); }
+for (const key of ${JSON.stringify(Object.keys(createRequire(import.meta.url)('node:assert')))}) Object.defineProperty(assert, key, { get: () => load()[key] });
+module.exports = assert;`,
+      loader: 'js',
+    }));
+    build.onLoad({ filter: /^node:http$/, namespace: 'undici-builtin' }, () => ({
+      contents: `let real; const load = () => (real ??= require('node:http'));
+const headerSizeOption = /--max-http-header-size/.test([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
+module.exports = {
+  get maxHeaderSize() { return headerSizeOption ? load().maxHeaderSize : 16384; },
+  get IncomingMessage() { return load().IncomingMessage; },
+  get STATUS_CODES() { return load().STATUS_CODES; },
+};`,
+      loader: 'js',
+    }));
+    // util.js destructures IncomingMessage at load, which would load node:http after all.
+    build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]core[\\/]util\.js$/ }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const patched = source
+        .replace("const { IncomingMessage } = require('node:http')", "const http = require('node:http')")
+        .replace('constructor === IncomingMessage', 'constructor === http.IncomingMessage');
+      if (patched.split('http.IncomingMessage').length !== 2 || patched.includes('{ IncomingMessage }')) {
+        throw new Error('build: undici/lib/core/util.js changed; update undiciTrimmed in scripts/build.mjs');
+      }
+      return { contents: patched, loader: 'js' };
+    });
   },
 };
 
 // Step 1, esbuild: TypeScript, JSX and the CommonJS dependencies into ESM, split at every import().
 // Kept in memory; its chunks are the modules of step 2.
 const esbuilt = await build({
-  plugins: [builtinsByRequire, undiciWithoutHttp2],
+  plugins: [undiciTrimmed, builtinsByRequire],
   entryPoints: { cli: 'src/cli/main.ts' },
   outdir: staging,
   write: false,

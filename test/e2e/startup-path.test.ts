@@ -74,6 +74,12 @@ async function loadsOf(args: string[], stdin?: string) {
 
 const tagged = (loaded: Loaded[], ...tags: string[]) => loaded.filter((l) => l.tags.some((t) => tags.includes(t)));
 
+// Node's own modules a run loaded (process.moduleLoadList), written at exit by a --require hook.
+const BUILTINS_HOOK_SOURCE = `
+const { writeFileSync } = require('node:fs');
+process.on('exit', () => writeFileSync(process.env.GATECHAT_TEST_BUILTINS_LOG, process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join('\\n')));
+`;
+
 describe('what each path loads', () => {
   it('a piped one-shot answer (stdin and a prompt) loads no Ink, React or Markdown code', async () => {
     const run = await loadsOf(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and a prompt'], 'piped text');
@@ -83,6 +89,22 @@ describe('what each path loads', () => {
     expect(run.loaded.map((l) => l.file)).toContain('dist/cli.js');
     expect(tagged(run.loaded, 'http')).not.toEqual([]);
     expect(tagged(run.loaded, 'ink', 'react', 'markdown')).toEqual([]);
+  });
+
+  it('a piped one-shot answer loads neither node:http nor node:assert (undici needs them only on error paths)', async () => {
+    const hookFile = join(user.home, 'record-builtins.cjs');
+    const log = join(user.home, 'builtins.log');
+    writeFileSync(hookFile, BUILTINS_HOOK_SOURCE);
+    const run = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'lorem-20', '--no-save', 'hi'], {
+      env: { ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_BUILTINS_LOG: log },
+      stdin: '',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const builtins = readFileSync(log, 'utf8').split('\n');
+    // The hook sees the modules the request needed, so an empty or wrong list cannot pass.
+    expect(builtins).toContain('net');
+    expect(builtins).not.toContain('http');
+    expect(builtins).not.toContain('assert');
   });
 
   it('--version through the shim loads nothing of the bundle', async () => {
