@@ -74,6 +74,8 @@ const fromUndici = (importer) => /[\\/]node_modules[\\/]undici[\\/]/.test(import
  * on a path a one-shot does not take; not loading them saves ~2.5 ms (Node 22: node:http 1.4, node:assert 1.0).
  * - HTTP/2: the client requires node:http2 (and with it tls) at load time, ~9 MiB on every start;
  *   gatechat never enables allowH2, so a stub says so should that change.
+ * - FormData bodies: the HTTP/1 client reaches fetch's body code (65 KB of source with WebIDL and the
+ *   multipart parser) only for a FormData body; gatechat sends JSON strings.
  * - node:assert: undici only calls assert(value) on invariants; the real module loads when one fails.
  * - node:http: undici reads http.maxHeaderSize once at load (Node's default unless
  *   --max-http-header-size is given) and IncomingMessage only when destroying a stream on an error path.
@@ -86,6 +88,13 @@ const undiciTrimmed = {
     );
     build.onLoad({ filter: /.*/, namespace: 'undici-h2-stub' }, () => ({
       contents: "module.exports = function connectH2() { throw new Error('gatechat is built without undici HTTP/2 support'); };",
+      loader: 'js',
+    }));
+    build.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) =>
+      /undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/.test(args.importer) ? { path: 'fetch-body', namespace: 'undici-form-data-stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'undici-form-data-stub' }, () => ({
+      contents: "exports.extractBody = function extractBody() { throw new Error('gatechat is built without undici FormData bodies'); };",
       loader: 'js',
     }));
     build.onResolve({ filter: /^node:(assert|http)$/ }, (args) => (fromUndici(args.importer) ? { path: args.path, namespace: 'undici-builtin' } : undefined));
