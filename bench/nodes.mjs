@@ -1,7 +1,7 @@
 // Start-up on every Node line (SPEC §10): for Node 20, 22 and 24, gatechat's own cost — its median
 // wall for the piped 2000-token one-shot minus `node -e 0`'s median wall on the same Node in the same
-// run — and its peak RSS beside node's own. Runs alternate between the two commands so machine load
-// drifts hit both alike. Node 22/24 come from `npx -y -p node@N` (fetched once into npm's cache).
+// run — its peak RSS beside node's own, and its wall as a share of a minimal openai-package script's.
+// Runs alternate between the commands so machine load drifts hit all alike. Node 22/24 come from `npx -y -p node@N` (fetched once into npm's cache).
 // Run: node bench/nodes.mjs   (RUNS=21 for more samples; NODES=20,22 for fewer lines; BENCH_BIN to compare builds)
 import { execFileSync } from 'node:child_process';
 import { bin, fmt, measure, median, startDevGateway } from './lib.mjs';
@@ -26,6 +26,8 @@ try {
     const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
     const base = [];
     const chat = [];
+    const openai = [];
+    const openaiScript = [node, new URL('./openai-baseline.mjs', import.meta.url).pathname, gateway.base, 'lorem-2000', 'bench'];
     // One warm-up each: the compile cache (Node 22.1+) is filled on a first run, as after an install.
     await measure([node, '-e', '0']);
     await measure([node, target, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
@@ -34,12 +36,13 @@ try {
       const r = await measure([node, target, '--base-url', gateway.base, '-m', 'lorem-2000', '--no-save', 'bench'], { env });
       if (r.code !== 0) throw new Error(`gatechat exited ${r.code} on ${version}`);
       chat.push(r);
+      openai.push(await measure(openaiScript));
     }
     const wall = (list) => median(list.map((r) => r.wallMs));
     const rss = (list) => median(list.map((r) => r.rssMiB));
     const peak = (list) => Math.max(...list.map((r) => r.rssMiB));
     const cpu = (list) => median(list.map((r) => r.cpuS * 1000));
-    rows.push({ version, nodeMs: wall(base), chatMs: wall(chat), nodeCpu: cpu(base), chatCpu: cpu(chat), chatRss: rss(chat), chatPeak: peak(chat), nodePeak: peak(base) });
+    rows.push({ version, nodeMs: wall(base), chatMs: wall(chat), openaiMs: wall(openai), nodeCpu: cpu(base), chatCpu: cpu(chat), chatRss: rss(chat), chatPeak: peak(chat), nodePeak: peak(base) });
   }
 } finally {
   gateway.stop();
@@ -47,12 +50,12 @@ try {
 
 console.log(`\nStart-up per Node line — piped one-shot, lorem-2000 stream, median of ${runs} alternating runs\n`);
 // CPU (user+sys, 10 ms resolution) beside wall: on a loaded machine it is the steadier of the two.
-console.log('| Node | node -e 0 ms | gatechat ms | own cost ms (≤ 60) | own CPU ms | node -e 0 RSS MiB | gatechat RSS MiB (median / peak) | RSS over node (≤ 20 MiB) |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| Node | node -e 0 ms | gatechat ms | own cost ms (≤ 60) | × openai script | own CPU ms | node -e 0 RSS MiB | gatechat RSS MiB (median / peak) | RSS over node (≤ 20 MiB) |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   const own = r.chatMs - r.nodeMs;
   const extra = r.chatPeak - r.nodePeak;
   console.log(
-    `| ${r.version} | ${fmt(r.nodeMs)} | ${fmt(r.chatMs)} | ${fmt(own)} ${own <= 60 ? 'met' : 'NOT met'} | ${fmt(r.chatCpu - r.nodeCpu, 0)} | ${fmt(r.nodePeak)} | ${fmt(r.chatRss)} / ${fmt(r.chatPeak)} | +${fmt(extra)} ${extra <= 20 ? 'met' : 'NOT met'} |`,
+    `| ${r.version} | ${fmt(r.nodeMs)} | ${fmt(r.chatMs)} | ${fmt(own)} ${own <= 60 ? 'met' : 'NOT met'} | ${fmt(r.chatMs / r.openaiMs, 2)} | ${fmt(r.chatCpu - r.nodeCpu, 0)} | ${fmt(r.nodePeak)} | ${fmt(r.chatRss)} / ${fmt(r.chatPeak)} | +${fmt(extra)} ${extra <= 20 ? 'met' : 'NOT met'} |`,
   );
 }
