@@ -1,7 +1,8 @@
 // Start-up on every Node line (SPEC §10): for Node 20, 22 and 24, gatechat's own cost — its median
 // wall for the piped 2000-token one-shot minus `node -e 0`'s median wall on the same Node in the same
 // run — its peak RSS beside node's own, and its wall as a share of a minimal openai-package script's.
-// Runs alternate between the commands so machine load drifts hit all alike. Node 22/24 come from `npx -y -p node@N` (fetched once into npm's cache).
+// Runs alternate between the commands so machine load drifts hit all alike. Node 22/24 come from
+// `npx -y -p node@N` (fetched once into npm's cache).
 // Run: node bench/nodes.mjs   (RUNS=21 for more samples; NODES=20,22 for fewer lines; BENCH_BIN to compare builds)
 import { execFileSync } from 'node:child_process';
 import { bin, fmt, measure, median, startDevGateway } from './lib.mjs';
