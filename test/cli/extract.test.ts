@@ -2,11 +2,10 @@
 // none), the saved answer whole; through the built binary, the `echo` model repeating the prompt.
 import { describe, expect, it } from 'vitest';
 import { extractAnswer, firstCodeBlock } from '../../src/render/extract.js';
-import { binPath, runCli, shellQuoteArgs } from '../helpers/cli.js';
-import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
-import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { runCli } from '../helpers/cli.js';
+import { describeInTerminal, useGatewayAndTerminals } from '../helpers/tmux.js';
 
-const ctx = useGatewayAndUser();
+const ctx = useGatewayAndTerminals();
 const ask = (args: string[], prompt: string) => runCli(['--base-url', ctx.base, '-m', 'echo', ...args], { env: ctx.user.env(), stdin: prompt });
 
 const ANSWER = 'Here is the script:\n\n```bash\n#!/bin/sh\nfor f in *.txt; do\n  wc -l "$f"\ndone\n```\n\nAnd another:\n\n```\nsecond\n```';
@@ -69,34 +68,22 @@ describe('gatechat -x', () => {
 describeInTerminal('gatechat -x on a terminal', () => {
   it('prints the block as plain text, with the escape codes of the answer removed', async () => {
     const prompt = 'Run:\n```sh\nls -la\u001b]2;pwned\u0007\n```\nbye';
-    const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, '-x', '--no-save', '--base-url', ctx.base, '-m', 'echo', prompt]), {
-      env: { ...ctx.user.env(), TERM: 'xterm-256color' },
-    });
-    try {
-      expect(await session.waitForExit(15_000)).toBe(0);
-      const lines = session.screen().split('\n');
-      expect(lines[0]).toBe('ls -la');
-      expect(session.screen()).not.toContain('```');
-      expect(session.screen()).not.toContain('bye');
-      expect(session.tmux('display-message', '-p', '#{pane_title}')).not.toContain('pwned');
-    } finally {
-      session.kill();
-    }
+    const session = ctx.launch(['-x', '--no-save', '--base-url', ctx.base, '-m', 'echo', prompt]);
+    expect(await session.waitForExit(15_000)).toBe(0);
+    const lines = session.screen().split('\n');
+    expect(lines[0]).toBe('ls -la');
+    expect(session.screen()).not.toContain('```');
+    expect(session.screen()).not.toContain('bye');
+    expect(session.tmux('display-message', '-p', '#{pane_title}')).not.toContain('pwned');
   });
 });
 
 describeInTerminal('gatechat -x with no prompt on a terminal', () => {
   it('would open the chat: refused with one line, exit 2', async () => {
-    const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, '-x', '--base-url', ctx.base, '-m', 'echo']), {
-      env: { ...ctx.user.env(), TERM: 'xterm-256color' },
-    });
-    try {
-      expect(await session.waitForExit(15_000)).toBe(2);
-      expect(session.screen()).toContain('gatechat: --extract: only for a one-shot answer (give a prompt, or pipe stdout)');
-      expect(ctx.gateway.requests).toHaveLength(0);
-    } finally {
-      session.kill();
-    }
+    const session = ctx.launch(['-x', '--base-url', ctx.base, '-m', 'echo']);
+    expect(await session.waitForExit(15_000)).toBe(2);
+    expect(session.screen()).toContain('gatechat: --extract: only for a one-shot answer (give a prompt, or pipe stdout)');
+    expect(ctx.gateway.requests).toHaveLength(0);
   });
 });
 

@@ -3,27 +3,18 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { binPath, shellQuoteArgs } from '../helpers/cli.js';
-import { useGatewayAndUser } from '../helpers/dev-gateway.js';
-import { describeInTerminal, shellQuote, TmuxSession } from '../helpers/tmux.js';
+import { describeInTerminal, shellQuote, useGatewayAndTerminals, type TmuxSession } from '../helpers/tmux.js';
 
-const ctx = useGatewayAndUser();
+const ctx = useGatewayAndTerminals();
 const HINT = 'gatechat: reading the prompt from stdin, which has sent nothing yet (pass --no-stdin to skip it)';
-const sessions: TmuxSession[] = [];
-afterEach(() => {
-  for (const s of sessions.splice(0)) s.kill();
-});
 
 /** `producer | gatechat … hi > out` in a terminal: stdin a pipe, stdout a file, stderr the terminal. */
 function pipeline(producer: string): { session: TmuxSession; out: string } {
   const out = join(ctx.user.home, 'out.txt');
   const gatechat = shellQuoteArgs([process.execPath, binPath, '--base-url', ctx.base, '-m', 'echo', '--no-save', 'hi']);
-  const session = TmuxSession.start(`sh -c ${shellQuote(`${producer} | ${gatechat} > ${shellQuote(out)}`)}`, {
-    env: { ...ctx.user.env(), TERM: 'xterm-256color' },
-  });
-  sessions.push(session);
-  return { session, out };
+  return { session: ctx.open(`sh -c ${shellQuote(`${producer} | ${gatechat} > ${shellQuote(out)}`)}`), out };
 }
 
 describeInTerminal('a silent stdin pipe, stderr on a terminal', () => {

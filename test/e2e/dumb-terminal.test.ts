@@ -1,31 +1,18 @@
 // SPEC §8: TERM=dumb means no cursor movement at all — no spinner, no live region, no synchronized
 // output; text is printed as it arrives. Checked on the raw bytes written to a real pty.
-import { afterEach, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { binPath, shellQuoteArgs } from '../helpers/cli.js';
-import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runInPty, visible } from '../helpers/pty.js';
-import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
+import { describeInTerminal, useGatewayAndTerminals } from '../helpers/tmux.js';
 
 const ESC = '\u001B';
-const ctx = useGatewayAndUser();
-const sessions: TmuxSession[] = [];
-afterEach(() => {
-  for (const s of sessions.splice(0)) s.kill();
-});
+const ctx = useGatewayAndTerminals();
 
 /** The binary in tmux with TERM=dumb, every byte it writes recorded. */
 function launchDumb(args: string[]) {
-  const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, ...args]), {
-    width: 80,
-    height: 24,
-    env: { ...ctx.user.env(), TERM: 'dumb', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined },
-  });
-  sessions.push(session);
-  const file = join(ctx.user.home, 'raw.bin');
-  session.record(file);
-  return { session, raw: () => (existsSync(file) ? readFileSync(file, 'utf8') : '') };
+  const session = ctx.launch(args, { width: 80, height: 24, env: { TERM: 'dumb' } });
+  return { session, raw: session.record(join(ctx.user.home, 'raw.bin')) };
 }
 
 describeInTerminal('TERM=dumb', () => {
@@ -50,14 +37,11 @@ describeInTerminal('TERM=dumb', () => {
   it('chat is a plain line-by-line conversation: prompts in, answers out, no escape codes; Ctrl-D leaves', async () => {
     const { session: s, raw } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'echo', '--no-save']);
     await s.waitForText('/help');
-    s.type('hello dumb terminal');
-    s.keys('Enter');
+    s.submit('hello dumb terminal');
     await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === 'hello dumb terminal'), 'the answer line');
-    s.type('/model lorem-3');
-    s.keys('Enter');
+    s.submit('/model lorem-3');
     await s.waitForText('model: lorem-3');
-    s.type('more');
-    s.keys('Enter');
+    s.submit('more');
     await s.waitForText('Lorem ipsum dolor');
     s.keys('C-d');
     expect(await s.waitForExit()).toBe(0);
@@ -71,19 +55,15 @@ describeInTerminal('TERM=dumb', () => {
     writeFileSync(first, 'first file\n');
     const { session: s } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'echo', '--no-save', '-a', first]);
     await s.waitForText('/help');
-    s.type('one');
-    s.keys('Enter');
+    s.submit('one');
     await s.waitFor(() => ctx.gateway.requests.length === 1, 'the first request');
     expect((ctx.gateway.requests[0].body as any).messages.at(-1).content).toBe(`${first}\n\`\`\`\nfirst file\n\`\`\`\n\none`);
-    s.type(`/attach ${notes}`);
-    s.keys('Enter');
+    s.submit(`/attach ${notes}`);
     await s.waitForText('attached to the next message');
-    s.type('two');
-    s.keys('Enter');
+    s.submit('two');
     await s.waitFor(() => ctx.gateway.requests.length === 2, 'the second request');
     expect((ctx.gateway.requests[1].body as any).messages.at(-1).content).toBe(`${notes}\n\`\`\`\nfrom the notes\n\`\`\`\n\ntwo`);
-    s.type('three');
-    s.keys('Enter');
+    s.submit('three');
     await s.waitFor(() => ctx.gateway.requests.length === 3, 'the third request');
     expect((ctx.gateway.requests[2].body as any).messages.at(-1).content).toBe('three');
     s.keys('C-d');
@@ -93,16 +73,13 @@ describeInTerminal('TERM=dumb', () => {
   it('chat: Ctrl-C cancels a streaming answer and the chat goes on; Ctrl-C twice at the prompt exits', async () => {
     const { session: s, raw } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'slow-100', '--no-save']);
     await s.waitForText('/help');
-    s.type('tell me a long story');
-    s.keys('Enter');
+    s.submit('tell me a long story');
     await s.waitForText('Lorem ipsum');
     s.keys('C-c');
     await s.waitForText('⊘ cancelled');
-    s.type('/model echo');
-    s.keys('Enter');
+    s.submit('/model echo');
     await s.waitForText('model: echo');
-    s.type('still here');
-    s.keys('Enter');
+    s.submit('still here');
     await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === 'still here'), 'the next answer');
     s.keys('C-c');
     await s.waitForText('press Ctrl-C again to exit');

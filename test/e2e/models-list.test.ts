@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeUserDirs, runCli, binPath } from '../helpers/cli.js';
-import { describeInTerminal, shellQuote, TmuxSession } from '../helpers/tmux.js';
+import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { describeInTerminal, useTerminals } from '../helpers/tmux.js';
 import { useLoopbackServers } from '../transport/loopback.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '..', 'fixtures', 'model-lists', name), 'utf8');
@@ -40,13 +40,10 @@ describe('gatechat models, piped', () => {
 });
 
 describeInTerminal('gatechat models on a terminal', () => {
-  const sessions: TmuxSession[] = [];
-  afterAll(() => sessions.forEach((s) => s.kill()));
+  const terminals = useTerminals(() => user);
 
   async function table(base: string): Promise<string> {
-    const command = `${shellQuote(process.execPath)} ${shellQuote(binPath)} models --base-url ${shellQuote(base)}`;
-    const session = TmuxSession.start(command, { width: 120, height: 20, env: { ...user.env(), NO_COLOR: '1' } });
-    sessions.push(session);
+    const session = terminals.launch(['models', '--base-url', base], { width: 120, height: 20, env: { NO_COLOR: '1' } });
     expect(await session.waitForExit()).toBe(0);
     return session.screen();
   }

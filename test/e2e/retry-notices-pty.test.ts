@@ -1,24 +1,9 @@
 // Retries on a terminal: each notice stays on screen and no spinner line is left behind (SPEC §7, §8).
-import { afterEach, expect, it } from 'vitest';
-import { binPath, shellQuoteArgs } from '../helpers/cli.js';
-import { useGatewayAndUser } from '../helpers/dev-gateway.js';
-import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
+import { expect, it } from 'vitest';
+import { describeInTerminal, useGatewayAndTerminals } from '../helpers/tmux.js';
 
-const ctx = useGatewayAndUser();
-const sessions: TmuxSession[] = [];
-afterEach(() => {
-  for (const s of sessions.splice(0)) s.kill();
-});
-
-function launch(args: string[]): TmuxSession {
-  const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, '--base-url', ctx.base, '--no-save', ...args]), {
-    width: 100,
-    height: 30,
-    env: { ...ctx.user.env(), TERM: 'xterm-256color', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined },
-  });
-  sessions.push(session);
-  return session;
-}
+const ctx = useGatewayAndTerminals();
+const launch = (args: string[]) => ctx.launch(['--base-url', ctx.base, '--no-save', ...args]);
 
 const retryLines = (screen: string) => screen.split('\n').filter((line) => /retry \d of \d/.test(line));
 
@@ -36,8 +21,7 @@ describeInTerminal('retry notices on a terminal', () => {
     // Failures are counted per exact model name: the gzip variant has its own count.
     const s = launch(['chat', '-m', 'flaky-2+gzip']);
     await s.waitForText('Ask anything');
-    s.type('hello after retries');
-    s.keys('Enter');
+    s.submit('hello after retries');
     const screen = await s.waitFor((text) => /out \d+ tokens/.test(text), 'the end of the answer', 30_000);
     expect(retryLines(screen), screen).toHaveLength(2);
     expect(screen, screen).not.toContain('waiting for the first token');

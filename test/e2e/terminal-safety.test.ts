@@ -1,12 +1,9 @@
 // SPEC §8 "Terminal safety": gateway text drawn on a terminal cannot act on it; pipes keep the bytes.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runInPty, visible } from '../helpers/pty.js';
-import { binPath, shellQuoteArgs } from '../helpers/cli.js';
-import { TmuxSession } from '../helpers/tmux.js';
+import { useGatewayAndTerminals } from '../helpers/tmux.js';
 import { useLoopbackServers } from '../transport/loopback.js';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ESC = '\u001B';
@@ -14,7 +11,7 @@ const BEL = '\u0007';
 // `echo` repeats the prompt: an answer that would retitle the window, write the clipboard and clear the screen.
 const HOSTILE = `title${ESC}]2;PWNED${BEL} clip${ESC}]52;c;aGVsbG8=${BEL} wipe${ESC}[2J${ESC}[3J end`;
 
-const ctx = useGatewayAndUser();
+const ctx = useGatewayAndTerminals();
 const loopback = useLoopbackServers();
 
 describe('terminal safety', () => {
@@ -77,25 +74,16 @@ describe('terminal safety', () => {
   });
 
   it('chat: a hostile answer and prompt reach the terminal without their escape codes (raw bytes)', async () => {
-    const session = TmuxSession.start(shellQuoteArgs([process.execPath, binPath, 'chat', '--base-url', ctx.base, '-m', 'echo', '--no-save', HOSTILE]), {
-      width: 100,
-      height: 30,
-      env: { ...ctx.user.env(), TERM: 'xterm-256color', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined },
-    });
-    try {
-      const file = join(ctx.user.home, 'chat-raw.bin');
-      session.record(file);
-      await session.waitFor((screen) => /out \d+ tokens/.test(screen), 'the answer');
-      session.keys('C-d');
-      await session.waitForExit();
-      const raw = existsSync(file) ? readFileSync(file, 'utf8') : '';
-      expect(raw).toContain('title clip wipe end');
-      expect(raw, visible(raw)).not.toContain(`${ESC}]`);
-      expect(raw).not.toContain('PWNED');
-      expect(raw).not.toContain(`${ESC}[3J`);
-    } finally {
-      session.kill();
-    }
+    const session = ctx.launch(['chat', '--base-url', ctx.base, '-m', 'echo', '--no-save', HOSTILE]);
+    const recorded = session.record(join(ctx.user.home, 'chat-raw.bin'));
+    await session.waitFor((screen) => /out \d+ tokens/.test(screen), 'the answer');
+    session.keys('C-d');
+    await session.waitForExit();
+    const raw = recorded();
+    expect(raw).toContain('title clip wipe end');
+    expect(raw, visible(raw)).not.toContain(`${ESC}]`);
+    expect(raw).not.toContain('PWNED');
+    expect(raw).not.toContain(`${ESC}[3J`);
   });
 
   it('a tool call taller than the window does not make the live view clear the screen', async () => {

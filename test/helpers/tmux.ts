@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
-import { repoRoot } from './cli.js';
+import { afterEach, describe, it } from 'vitest';
+import { binPath, repoRoot, shellQuoteArgs } from './cli.js';
+import { useGatewayAndUser, type GatewayAndUser } from './dev-gateway.js';
 
 /**
  * Drives a real pseudo-terminal through tmux: a private server socket per session, keys sent as a
@@ -42,6 +43,12 @@ export class TmuxSession {
     this.tmux('send-keys', '-l', text);
   }
 
+  /** Types `text`, then Enter in a write of its own: text and Enter in one write would be one read. */
+  submit(text: string): void {
+    this.type(text);
+    this.keys('Enter');
+  }
+
   /** Key names as tmux knows them: Enter, Escape, C-c, C-d, Up, Tab … */
   keys(...names: string[]): void {
     this.tmux('send-keys', ...names);
@@ -55,10 +62,11 @@ export class TmuxSession {
 
   /**
    * Appends every byte the program writes to the terminal to `file` from now on (tmux pipe-pane):
-   * the raw escape codes a screen capture hides.
+   * the raw escape codes a screen capture hides. Returns a reader of what has been written so far.
    */
-  record(file: string): void {
+  record(file: string): () => string {
     this.tmux('pipe-pane', '-o', `cat >> ${shellQuote(file)}`);
+    return () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
   }
 
   screen(): string {
@@ -158,4 +166,54 @@ export function describeInTerminal(name: string, body: () => void): void {
       });
     });
   }
+}
+
+export interface TerminalOptions {
+  width?: number;
+  height?: number;
+  /** Set (or, with undefined, unset) on top of the user's dirs and an interactive xterm. */
+  env?: Record<string, string | undefined>;
+  /** Sends stdout to this file; the terminal keeps stderr. */
+  stdoutTo?: string;
+}
+
+export interface Terminals {
+  /** The built binary with `args` in a tmux window, run as the test's user; killed after the test. */
+  launch(args: string[], options?: TerminalOptions): TmuxSession;
+  /** A shell command line (for pipelines) in a tmux window, as launch() runs it. */
+  open(command: string, options?: Omit<TerminalOptions, 'stdoutTo'>): TmuxSession;
+}
+
+/**
+ * Tmux windows for a test file, each killed after its test. They run as `user()` (read when a window
+ * opens) on what a person's terminal looks like: TERM=xterm-256color, no NO_COLOR, and no CI variables
+ * (with those Ink appends instead of redrawing).
+ */
+export function useTerminals(user: () => { env(): Record<string, string> }): Terminals {
+  const sessions: TmuxSession[] = [];
+  afterEach(() => {
+    for (const session of sessions.splice(0)) session.kill();
+  });
+  const open = (command: string, options: Omit<TerminalOptions, 'stdoutTo'> = {}): TmuxSession => {
+    const session = TmuxSession.start(command, {
+      width: options.width ?? 100,
+      height: options.height ?? 30,
+      env: { ...user().env(), TERM: 'xterm-256color', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined, ...options.env },
+    });
+    sessions.push(session);
+    return session;
+  };
+  return {
+    open,
+    launch(args, { stdoutTo, ...options } = {}) {
+      const command = shellQuoteArgs([process.execPath, binPath, ...args]);
+      return open(stdoutTo === undefined ? command : `${command} > ${shellQuote(stdoutTo)}`, options);
+    },
+  };
+}
+
+/** useGatewayAndUser() and useTerminals() for that user: the dev gateway driven from real terminals. */
+export function useGatewayAndTerminals(options: Parameters<typeof useGatewayAndUser>[0] = {}): GatewayAndUser & Terminals {
+  const context = useGatewayAndUser(options);
+  return Object.assign(context, useTerminals(() => context.user));
 }

@@ -1,65 +1,36 @@
 // The built binary's chat in a real pseudo-terminal (tmux) against the dev gateway: a resumed chat
 // shows what it continues and sends with the conversation's settings; an unsaved chat leaves no
 // trace on disk.
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { binPath, makeUserDirs, runCli, shellQuoteArgs } from '../helpers/cli.js';
-import { describeInTerminal, TmuxSession } from '../helpers/tmux.js';
+import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { describeInTerminal, useGatewayAndTerminals, type TmuxSession } from '../helpers/tmux.js';
 
 const READY = 'Ask anything';
 
-let gateway: RunningGateway;
-let user: ReturnType<typeof makeUserDirs>;
-const sessions: TmuxSession[] = [];
-
-function chat(args: string[]): TmuxSession {
-  const command = shellQuoteArgs([process.execPath, binPath, 'chat', '--base-url', `${gateway.url}/v1`, ...args]);
-  const session = TmuxSession.start(command, {
-    width: 100,
-    height: 30,
-    env: { ...user.env(), TERM: 'xterm-256color', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined },
-  });
-  sessions.push(session);
-  return session;
-}
+const ctx = useGatewayAndTerminals();
+const chat = (args: string[]) => ctx.launch(['chat', '--base-url', ctx.base, ...args]);
 
 /** Sends a prompt to `echo` and waits for the request and the answer on screen. */
 async function exchange(s: TmuxSession, prompt: string, requests: number): Promise<void> {
-  s.type(prompt);
-  s.keys('Enter');
+  s.submit(prompt);
   const deadline = Date.now() + 10_000;
-  while (gateway.requests.length < requests) {
+  while (ctx.gateway.requests.length < requests) {
     if (Date.now() > deadline) throw new Error(`no request for ${JSON.stringify(prompt)}; screen:\n${s.screen()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === prompt), `the answer to ${prompt}`);
 }
 
-const historyFile = () => join(user.dataDir, 'input-history.jsonl');
+const historyFile = () => join(ctx.user.dataDir, 'input-history.jsonl');
 
 describeInTerminal('chat in a pseudo-terminal: resume and --no-save', () => {
-  beforeAll(async () => {
-    gateway = await startGateway({ port: 0 });
-  });
-  beforeEach(() => {
-    user = makeUserDirs();
-    gateway.requests.length = 0;
-  });
-  afterEach(() => {
-    for (const s of sessions.splice(0)) s.kill();
-    user.cleanup();
-  });
-  afterAll(async () => {
-    await gateway?.close();
-  });
-
   it('chat -c prints the earlier turns before the prompt and continues with the conversation settings', async () => {
-    const first = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'lorem-3', '--api', 'messages', '-s', 'be brief', '--json', 'the first question'], { env: user.env() });
+    const first = await runCli(['--base-url', ctx.base, '-m', 'lorem-3', '--api', 'messages', '-s', 'be brief', '--json', 'the first question'], { env: ctx.user.env() });
     expect(first.code, first.stderr).toBe(0);
     const { text, cid } = JSON.parse(first.stdout) as { text: string; cid: string };
-    gateway.requests.length = 0;
+    ctx.gateway.requests.length = 0;
 
     const s = chat(['-c']);
     const screen = await s.waitForText(READY);
@@ -73,12 +44,11 @@ describeInTerminal('chat in a pseudo-terminal: resume and --no-save', () => {
     expect(screen).toContain(`continuing ${cid}`);
     expect(screen).toContain('lorem-3 · messages');
 
-    s.type('and then?');
-    s.keys('Enter');
+    s.submit('and then?');
     // lorem-3 answers the same words again: the second copy on screen is the new answer.
     await s.waitFor((now) => now.split(text.trim()).length === 3, 'the new answer');
-    expect(gateway.requests).toHaveLength(1);
-    const request = gateway.requests[0]!;
+    expect(ctx.gateway.requests).toHaveLength(1);
+    const request = ctx.gateway.requests[0]!;
     expect(request.path).toBe('/v1/messages');
     expect(request.body).toMatchObject({
       model: 'lorem-3',
@@ -94,17 +64,16 @@ describeInTerminal('chat in a pseudo-terminal: resume and --no-save', () => {
   });
 
   it('--cid with -m: the flag wins, the past is still shown', async () => {
-    const first = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--json', 'remember me'], { env: user.env() });
+    const first = await runCli(['--base-url', ctx.base, '-m', 'echo', '--json', 'remember me'], { env: ctx.user.env() });
     const { cid } = JSON.parse(first.stdout) as { cid: string };
-    gateway.requests.length = 0;
+    ctx.gateway.requests.length = 0;
     const s = chat(['--cid', cid, '-m', 'lorem-2']);
     await s.waitForText(READY);
     expect(s.screen()).toContain('› remember me');
     await s.waitFor((screen) => screen.split('\n').filter((line) => line.trim() === 'remember me').length === 1, 'the earlier answer');
-    s.type('go on');
-    s.keys('Enter');
-    await s.waitFor(() => gateway.requests.length === 1, 'the request');
-    expect(gateway.requests[0]!.body).toMatchObject({ model: 'lorem-2', messages: [{ content: 'remember me' }, { content: 'remember me' }, { content: 'go on' }] });
+    s.submit('go on');
+    await s.waitFor(() => ctx.gateway.requests.length === 1, 'the request');
+    expect(ctx.gateway.requests[0]!.body).toMatchObject({ model: 'lorem-2', messages: [{ content: 'remember me' }, { content: 'remember me' }, { content: 'go on' }] });
   });
 
   it('writes the input history when saving, and none with --no-save or save: false', async () => {
@@ -115,17 +84,17 @@ describeInTerminal('chat in a pseudo-terminal: resume and --no-save', () => {
     expect(await saved.waitForExit()).toBe(0);
     expect(readFileSync(historyFile(), 'utf8')).toBe('"kept prompt"\n');
 
-    user.cleanup();
-    user = makeUserDirs();
+    ctx.user.cleanup();
+    ctx.user = makeUserDirs();
     const unsaved = chat(['-m', 'echo', '--no-save']);
     await unsaved.waitForText(READY);
     await exchange(unsaved, 'private prompt', 2);
     unsaved.keys('C-d');
     expect(await unsaved.waitForExit()).toBe(0);
     expect(existsSync(historyFile())).toBe(false);
-    expect(existsSync(user.dataDir) ? readdirSync(user.dataDir) : []).toEqual([]);
+    expect(existsSync(ctx.user.dataDir) ? readdirSync(ctx.user.dataDir) : []).toEqual([]);
 
-    expect((await runCli(['config', 'set', 'save', 'false'], { env: user.env() })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'save', 'false'], { env: ctx.user.env() })).code).toBe(0);
     const configured = chat(['-m', 'echo']);
     await configured.waitForText(READY);
     await exchange(configured, 'also private', 3);

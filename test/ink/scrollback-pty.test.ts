@@ -1,37 +1,11 @@
 // SPEC §8: gatechat never erases the terminal's scrollback — checked on the raw bytes it writes.
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { expect, it } from 'vitest';
 import { join } from 'node:path';
-import { startGateway } from '../../src/gateway/server.js';
-import { binPath, shellQuoteArgs } from '../helpers/cli.js';
 import { visible } from '../helpers/pty.js';
-import { TmuxSession, describeInTerminal } from '../helpers/tmux.js';
+import { describeInTerminal, useGatewayAndTerminals } from '../helpers/tmux.js';
 
 const READY = 'Ask anything';
 const ESC = '\u001B';
-
-let gateway: Awaited<ReturnType<typeof startGateway>>;
-const sessions: TmuxSession[] = [];
-
-/** Chat in a width×height tmux window, every byte it writes recorded; returns the session and a reader. */
-function launch(options: { width?: number; height?: number } = {}) {
-  const home = mkdtempSync(join(tmpdir(), 'gc-scroll-'));
-  const command = shellQuoteArgs([process.execPath, binPath, 'chat', '--base-url', gateway.url, '-m', 'echo', '--no-save']);
-  const session = TmuxSession.start(command, {
-    width: options.width ?? 100,
-    height: options.height ?? 40,
-    env: {
-      HOME: home, GATECHAT_CONFIG_DIR: join(home, 'config'), GATECHAT_DATA_DIR: join(home, 'data'),
-      TERM: 'xterm-256color', CI: undefined, CONTINUOUS_INTEGRATION: undefined, NO_COLOR: undefined,
-    },
-  });
-  sessions.push(session);
-  const file = join(home, 'raw.bin');
-  session.record(file);
-  const raw = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
-  return { session, raw };
-}
 
 function expectScrollbackKept(raw: string) {
   expect(raw, visible(raw)).not.toContain(`${ESC}[3J`);
@@ -40,17 +14,14 @@ function expectScrollbackKept(raw: string) {
   expect(raw, visible(raw)).not.toContain(`${ESC}c`);
 }
 
-
 describeInTerminal('scrollback is never erased', () => {
-  beforeAll(async () => {
-    gateway = await startGateway({ port: 0 });
-  });
-  afterEach(() => {
-    for (const s of sessions.splice(0)) s.kill();
-  });
-  afterAll(async () => {
-    await gateway?.close();
-  });
+  const ctx = useGatewayAndTerminals();
+
+  /** Chat in a width×height tmux window, every byte it writes recorded; returns the session and a reader. */
+  function launch(options: { width?: number; height?: number } = {}) {
+    const session = ctx.launch(['chat', '--base-url', ctx.gateway.url, '-m', 'echo', '--no-save'], { height: 40, ...options });
+    return { session, raw: session.record(join(ctx.user.home, 'raw.bin')) };
+  }
 
   it('a pasted 60-line input in a 40-row window', async () => {
     const { session: s, raw } = launch({ height: 40 });
@@ -66,11 +37,9 @@ describeInTerminal('scrollback is never erased', () => {
   it('/clear starts a new conversation below the old one', async () => {
     const { session: s, raw } = launch();
     await s.waitForText(READY);
-    s.type('before the clear');
-    s.keys('Enter');
+    s.submit('before the clear');
     await s.waitFor((screen) => screen.split('\n').some((l) => l.trim() === 'before the clear'), 'the answer');
-    s.type('/clear');
-    s.keys('Enter');
+    s.submit('/clear');
     // The status line forgets the last answer's tokens once the new conversation is drawn.
     await s.waitFor((screen) => screen.includes(READY) && !/out \d+ tokens/.test(screen), 'the new conversation');
     expectScrollbackKept(raw());
@@ -80,8 +49,7 @@ describeInTerminal('scrollback is never erased', () => {
   it('resizing the window', async () => {
     const { session: s, raw } = launch({ width: 100, height: 30 });
     await s.waitForText(READY);
-    s.type('a line before the resize');
-    s.keys('Enter');
+    s.submit('a line before the resize');
     await s.waitFor((screen) => screen.split('\n').some((l) => l.trim() === 'a line before the resize'), 'the answer');
     s.resize(60, 30);
     await new Promise((r) => setTimeout(r, 400));
