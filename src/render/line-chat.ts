@@ -9,7 +9,7 @@ import type { Attachment, ChatEvent } from '../protocol/events.js';
 import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import type { Conversation, TurnOutcome } from '../session/types.js';
 import { ExitCode } from '../exit-codes.js';
-import { parseInput } from './ink/commands.js';
+import { parseInput, unknownCommandNotice } from './ink/commands.js';
 import type { InputHistory } from './ink/input-history.js';
 import { runCommand, type CommandContext } from './ink/slash-commands.js';
 import { sanitizeForTerminal, TerminalSanitizer } from './terminal-text.js';
@@ -149,8 +149,7 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     } else if (parsed.kind === 'command') {
       runCommand(parsed.name, parsed.arg, context);
     } else {
-      const guess = parsed.suggestion ? ` — did you mean /${parsed.suggestion}?` : '';
-      print(`unknown command /${parsed.name}${guess} (/help lists commands)`);
+      print(unknownCommandNotice(parsed));
     }
     if (attaching) {
       await attaching;

@@ -116,6 +116,33 @@ export function completeCommand(value: string, modelNames?: () => readonly strin
   return completeFrom(typed, COMMANDS.map((c) => c.name), '/');
 }
 
+/** How many completions the status line lists: a gateway may offer hundreds of model ids. */
+const CANDIDATES_SHOWN = 12;
+
+/**
+ * What Tab does to the input: the completed value, and the line the status bar shows (the candidates
+ * when several match, a pointer to /help or /models when none does). Null: Tab does nothing here.
+ */
+export function tabCompletion(value: string, modelNames?: () => readonly string[]): { value: string; hint: string | null } | null {
+  const completion = completeCommand(value, modelNames);
+  if (!completion) return null;
+  const naming = value.startsWith('/model ');
+  const { candidates } = completion;
+  if (candidates.length === 0) {
+    return { value: completion.value, hint: naming ? 'no alias or known model id starts with that: /models lists them' : 'no command starts with that: /help lists them' };
+  }
+  if (candidates.length === 1) return { value: completion.value, hint: null };
+  const shown = candidates.slice(0, CANDIDATES_SHOWN).map((c) => (naming ? c : `/${c}`));
+  const more = candidates.length > shown.length ? `  … ${candidates.length - shown.length} more` : '';
+  return { value: completion.value, hint: `${shown.join('  ')}${more}` };
+}
+
+/** The notice for a `/name` that is no command, with the closest one when there is one. */
+export function unknownCommandNotice(input: Extract<ParsedInput, { kind: 'unknown' }>): string {
+  const guess = input.suggestion ? ` — did you mean /${input.suggestion}?` : '';
+  return `unknown command /${input.name}${guess} (/help lists commands)`;
+}
+
 export function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => `/${c.name} ${c.args}`.length));
   const lines = COMMANDS.map((c) => `  ${`/${c.name} ${c.args}`.padEnd(width)}  ${c.help}`);

@@ -15,6 +15,7 @@ import { loadMarkdown } from './markdown-loader.js';
 import { footerText } from '../footer.js';
 import { CompareApp } from './CompareApp.js';
 import type { CompareHandlers } from '../../session/compare.js';
+import { BRACKETED_PASTE_OFF } from './use-bracketed-paste.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
@@ -69,7 +70,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
     { ...INK_OPTIONS, stdout, stdin },
   );
   // A terminal left in bracketed-paste mode garbles the shell's next paste.
-  const restoreTerminal = () => stdout.write('\u001B[?2004l');
+  const restoreTerminal = () => stdout.write(BRACKETED_PASTE_OFF);
   const onSignal = (signal: NodeJS.Signals) => {
     code = signal === 'SIGHUP' ? 129 : ExitCode.terminated;
     instance.unmount();

@@ -101,3 +101,24 @@ function resolveCtrl(letter: string, ctx: KeyContext): Intent {
   const action = CTRL_EDITS[letter];
   return action ? edit(action) : { type: 'none' };
 }
+
+/** What Enter does with the text typed so far. */
+export type EnterIntent =
+  | { type: 'continue-line'; value: string }
+  | { type: 'none' }
+  | { type: 'still-answering' }
+  | { type: 'send'; text: string };
+
+/** The status line's answer to Enter while an answer streams: one prompt at a time. */
+export const STILL_COMING = 'an answer is still coming: Esc cancels it';
+
+/**
+ * Enter sends the prompt, except: a trailing backslash continues it on a new line (as in a shell,
+ * also while an answer streams), blank text sends nothing, and nothing is sent while `busy`.
+ */
+export function resolveEnter(value: string, busy: boolean): EnterIntent {
+  if (value.endsWith('\\')) return { type: 'continue-line', value: `${value.slice(0, -1)}\n` };
+  if (!value.trim()) return { type: 'none' };
+  if (busy) return { type: 'still-answering' };
+  return { type: 'send', text: value };
+}
