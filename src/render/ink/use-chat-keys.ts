@@ -27,20 +27,20 @@ export interface ChatKeyTargets {
  * The chat's keyboard: decodes each read into keys, asks key-bindings.ts what each key means now,
  * and does it. Which key does what is decided there (pure); this hook only carries it out.
  */
-export function useChatKeys(t: ChatKeyTargets): void {
+export function useChatKeys(app: ChatKeyTargets): void {
   const submit = () => {
-    const { value } = t.input.current;
-    const enter = resolveEnter(value, t.chat.current.live !== null);
+    const { value } = app.input.current;
+    const enter = resolveEnter(value, app.chat.current.live !== null);
     switch (enter.type) {
       case 'continue-line':
-        return t.dispatchInput({ type: 'set', value: enter.value });
+        return app.dispatchInput({ type: 'set', value: enter.value });
       case 'still-answering':
-        return t.setHint(STILL_COMING);
+        return app.setHint(STILL_COMING);
       case 'send':
-        t.history.append(enter.text);
-        t.dispatchInput({ type: 'remember', text: enter.text });
-        t.dispatchInput({ type: 'clear' });
-        return t.sendLine(enter.text);
+        app.history.append(enter.text);
+        app.dispatchInput({ type: 'remember', text: enter.text });
+        app.dispatchInput({ type: 'clear' });
+        return app.sendLine(enter.text);
       case 'none':
         return;
       default: {
@@ -52,42 +52,42 @@ export function useChatKeys(t: ChatKeyTargets): void {
 
   useRawInput((raw) => {
     for (const key of decodeKeys(raw)) {
-      const state = t.input.current;
-      const { live, exitArmed } = t.chat.current;
+      const state = app.input.current;
+      const { live, exitArmed } = app.chat.current;
       const intent = resolveKey(key, { busy: live !== null, empty: state.value === '', exitArmed, pasting: state.pasting });
-      if (exitArmed && intent.type !== 'exit' && intent.type !== 'arm-exit') t.dispatch({ type: 'arm-exit', armed: false });
-      if (intent.type !== 'none') t.setHint(null);
+      if (exitArmed && intent.type !== 'exit' && intent.type !== 'arm-exit') app.dispatch({ type: 'arm-exit', armed: false });
+      if (intent.type !== 'none') app.setHint(null);
       switch (intent.type) {
         case 'edit':
-          t.dispatchInput(intent.action);
+          app.dispatchInput(intent.action);
           break;
         case 'submit':
           submit();
           break;
         case 'cancel-turn':
-          t.cancelTurn();
+          app.cancelTurn();
           break;
         case 'exit':
-          t.requestExit();
+          app.requestExit();
           break;
         case 'arm-exit':
-          t.dispatch({ type: 'arm-exit', armed: true });
+          app.dispatch({ type: 'arm-exit', armed: true });
           break;
         case 'clear-input':
           // Cleared text stays reachable with Up for this session.
-          t.dispatchInput({ type: 'remember', text: state.value });
-          t.dispatchInput({ type: 'clear' });
+          app.dispatchInput({ type: 'remember', text: state.value });
+          app.dispatchInput({ type: 'clear' });
           break;
         case 'complete': {
-          const models = t.models;
+          const models = app.models;
           const completion = tabCompletion(state.value, models && (() => models.names()));
           if (!completion) break;
-          t.dispatchInput({ type: 'set', value: completion.value });
-          if (completion.hint) t.setHint(completion.hint);
+          app.dispatchInput({ type: 'set', value: completion.value });
+          if (completion.hint) app.setHint(completion.hint);
           break;
         }
         case 'toggle-reasoning':
-          t.dispatch({ type: 'toggle-reasoning' });
+          app.dispatch({ type: 'toggle-reasoning' });
           break;
         case 'none':
           break;

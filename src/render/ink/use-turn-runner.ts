@@ -6,7 +6,7 @@ import { TOOL_RESULT_HINT, type ChatAction, type NoticeTone } from './chat-state
 import { loadMarkdown } from './markdown-loader.js';
 import { driveTurn } from './turn-driver.js';
 
-/** A turn that threw instead of returning an outcome (a bug): shown and recorded like a failed answer. */
+/** A turn whose events threw instead of returning an outcome: shown like a failed answer (an unexpected error asks to be reported). */
 function failedOutcome(error: unknown, api: Conversation['settings']['api']): TurnOutcome {
   const message = error instanceof Error ? error.message : String(error);
   return {
