@@ -6,7 +6,7 @@ import { sendReply, writeBody, writePartialBody, writeStream } from './engine.js
 import { BUSY_HOLD_MS, errorReply, failureFor, type FlakyCounters } from './faults.js';
 import { parseModel, type ModelSpec } from './models.js';
 import { jsonWithText, tokensOf } from './text.js';
-import { unansweredToolCalls } from './tool-pairing.js';
+import { refusedToolCalls } from './tool-pairing.js';
 import type { Answer, Api, ResponseContext, StreamShape } from './types.js';
 import { chatBody, chatErrorChunkBody, chatStream, CHAT_STREAM_ERROR_MESSAGE } from './wire-chat.js';
 import { messagesBody, messagesError, messagesStream, MESSAGES_ERROR_CHUNK_MESSAGE } from './wire-messages.js';
@@ -39,8 +39,8 @@ function check(api: Api, body: Record<string, unknown>): Checked {
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return { ok: false, status: 400, message: 'messages: at least one message is required', param: 'messages' };
   }
-  const unanswered = unansweredToolCalls(api, body.messages);
-  if (unanswered) return { ok: false, status: 400, ...unanswered };
+  const refused = refusedToolCalls(api, body.messages);
+  if (refused) return { ok: false, status: 400, ...refused };
   const fields = api === 'chat' ? ['max_tokens', 'max_completion_tokens'] : ['max_tokens'];
   if (api === 'messages' && body.max_tokens === undefined) {
     return { ok: false, status: 400, message: 'max_tokens: Field required', param: 'max_tokens' };

@@ -1,16 +1,60 @@
 import type { Api } from './types.js';
 
-// Real gateways refuse a history in which a tool call is not answered right after it (OpenAI and
-// Anthropic both return 400). The dev gateway does the same, with their wording, so a client that
-// drops or misplaces tool results fails here as it would against them.
+// Real gateways refuse a history in which a tool call is not answered right after it, or a call or
+// result has an empty id (OpenAI and Anthropic both return 400). The dev gateway does the same, with
+// their wording, so a client that drops, misplaces or misnames tool results fails here as it would
+// against them.
 
 type Message = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Message => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The vendor's 400 message for the first tool call left unanswered, or null when every call is answered. */
-export function unansweredToolCalls(api: Api, messages: unknown[]): { message: string; param: string } | null {
-  return api === 'chat' ? chatPairing(messages) : messagesPairing(messages);
+/**
+ * The vendor's 400 message for the first tool call id they refuse, or for the first call left
+ * unanswered; null when every call has a usable id and is answered.
+ */
+export function refusedToolCalls(api: Api, messages: unknown[]): { message: string; param: string; code?: string } | null {
+  return api === 'chat' ? (chatEmptyId(messages) ?? chatPairing(messages)) : (messagesBadId(messages) ?? messagesPairing(messages));
+}
+
+// OpenAI refuses an empty string wherever it wants an id ("empty_string"), in the call and in the result.
+function chatEmptyId(messages: unknown[]): { message: string; param: string; code: string } | null {
+  for (const [index, m] of messages.entries()) {
+    if (!isObject(m)) continue;
+    const places =
+      m.role === 'tool'
+        ? [{ where: `messages[${index}].tool_call_id`, id: m.tool_call_id }]
+        : Array.isArray(m.tool_calls)
+          ? m.tool_calls.map((c, n) => ({ where: `messages[${index}].tool_calls[${n}].id`, id: isObject(c) ? c.id : undefined }))
+          : [];
+    const empty = places.find((place) => place.id === '');
+    if (empty) {
+      return {
+        message: `Invalid '${empty.where}': empty string. Expected a string with minimum length 1, but got an empty string instead.`,
+        param: empty.where,
+        code: 'empty_string',
+      };
+    }
+  }
+  return null;
+}
+
+// Anthropic checks both ids against one pattern (so "" fails it too).
+const MESSAGES_ID = /^[a-zA-Z0-9_-]+$/;
+
+function messagesBadId(messages: unknown[]): { message: string; param: string } | null {
+  for (const [index, m] of messages.entries()) {
+    if (!isObject(m)) continue;
+    const blocks = Array.isArray(m.content) ? m.content : [];
+    for (const [n, block] of blocks.entries()) {
+      if (!isObject(block)) continue;
+      const field = block.type === 'tool_use' ? 'id' : block.type === 'tool_result' ? 'tool_use_id' : null;
+      if (field === null || MESSAGES_ID.test(String(block[field]))) continue;
+      const where = `messages.${index}.content.${n}.${block.type}.${field}`;
+      return { message: `${where}: String should match pattern '^[a-zA-Z0-9_-]+$'`, param: where };
+    }
+  }
+  return null;
 }
 
 function chatPairing(messages: unknown[]): { message: string; param: string } | null {

@@ -11,6 +11,9 @@ import type { FinishedTurn } from './types.js';
  * - An answer that ended in tool calls goes back with its calls, and the prompt after it is the
  *   result of each call (role "tool" with its tool_call_id; the Messages builder turns these into
  *   tool_result blocks), so every call is answered in the message that follows it.
+ * - A call the gateway sent without an id (some streams never send one) goes back with one of ours,
+ *   `call_<n>`, named in its result too: gateways refuse an empty tool_call_id / tool_use_id. The
+ *   numbering follows the history, so the same history always sends the same ids.
  * - Reasoning is not sent back.
  * - A prompt's attachments (SPEC §12) go with it every time it is sent. A tool result cannot carry
  *   them, so a prompt that answers tool calls is followed by a user message with its files.
@@ -21,6 +24,7 @@ export function toContextMessages(
   attachments: Attachment[] = [],
 ): ChatMessage[] {
   const messages: ChatMessage[] = [];
+  const named = namingCalls(turns);
   let unanswered: ReadonlyArray<ToolCall> = [];
   const userTurn = (text: string, files: Attachment[] | undefined) => {
     const withFiles = files !== undefined && files.length > 0;
@@ -33,10 +37,22 @@ export function toContextMessages(
     // Whitespace alone counts as nothing: the Messages interface refuses a blank assistant text.
     if (result.text.trim() === '' && result.tool_calls.length === 0) continue;
     userTurn(asked, files);
-    const calls = result.tool_calls;
-    messages.push(calls.length > 0 ? { role: 'assistant', content: result.text, tool_calls: [...calls] } : { role: 'assistant', content: result.text });
+    const calls = result.tool_calls.map(named);
+    messages.push(calls.length > 0 ? { role: 'assistant', content: result.text, tool_calls: calls } : { role: 'assistant', content: result.text });
     unanswered = calls;
   }
   userTurn(prompt, attachments);
   return messages;
+}
+
+/** Gives each call without an id the next free `call_<n>`, skipping ids the gateway gave other calls. */
+function namingCalls(turns: ReadonlyArray<Pick<FinishedTurn, 'result'>>): (call: ToolCall) => ToolCall {
+  const taken = new Set(turns.flatMap((turn) => turn.result.tool_calls.map((call) => call.id)));
+  let n = 0;
+  return (call) => {
+    if (call.id) return call;
+    n += 1;
+    while (taken.has(`call_${n}`)) n += 1;
+    return { ...call, id: `call_${n}` };
+  };
 }

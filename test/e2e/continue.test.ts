@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runCli } from '../helpers/cli.js';
+import { useLoopbackServers } from '../transport/loopback.js';
 
 const ctx = useGatewayAndUser();
+const loopback = useLoopbackServers();
 
 const lastRequest = () => ctx.gateway.requests.at(-1)!;
 const lastBody = () => lastRequest().body as Record<string, any>;
@@ -99,6 +101,63 @@ describe('an answer that ended in tool calls', () => {
       { role: 'user', content: 'weather in Oslo' },
       { role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: 'get_weather', input: { input: 'weather in Oslo' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny, 21 C' }] },
+    ]);
+  });
+});
+
+describe('a tool call the gateway sent without an id', () => {
+  // Streams as some gateways send them: the call's id is "" in every fragment, or absent.
+  const chatStream = [
+    { choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: '', type: 'function', function: { name: 'get_weather', arguments: '' } }] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"input":"Oslo"}' } }] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: [{ index: 1, type: 'function', function: { name: 'get_time', arguments: '{}' } }] } }] },
+    { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+  ].map((chunk) => `data: ${JSON.stringify({ object: 'chat.completion.chunk', model: 'm', ...chunk })}\n\n`).join('') + 'data: [DONE]\n\n';
+  const messagesStream = [
+    { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 0 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: '', name: 'get_weather', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"input":"Oslo"}' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 5 } },
+    { type: 'message_stop' },
+  ].map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  const streaming = (body: string) =>
+    loopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(body);
+    });
+
+  it('Chat Completions: -c sends each call back with an id of its own, and its result with the same id; the gateway takes it', async () => {
+    const server = await streaming(chatStream);
+    const first = await runCli(['--base-url', server.url, '-m', 'm', '--json', 'weather and time'], { env: ctx.user.env() });
+    expect(first.code, first.stderr).toBe(0);
+    // --json says what the gateway sent.
+    expect(JSON.parse(first.stdout).tool_calls.map((c: { id: string }) => c.id)).toEqual(['', '']);
+
+    // The dev gateway refuses an empty id as the real ones do: this run fails unless gatechat names the calls.
+    const next = await gatechat(['-m', 'echo', '-c', 'sunny, 12:00']);
+    expect(next.code, next.stderr).toBe(0);
+    const [, assistant, ...results] = lastBody().messages;
+    const ids = assistant.tool_calls.map((c: { id: string }) => c.id);
+    expect(ids).toEqual(['call_1', 'call_2']);
+    expect(results).toEqual(ids.map((id: string) => ({ role: 'tool', tool_call_id: id, content: 'sunny, 12:00' })));
+
+    // The next turn sends the same ids again.
+    expect((await gatechat(['-m', 'echo', '-c', 'thanks'])).code).toBe(0);
+    expect(lastBody().messages[1].tool_calls.map((c: { id: string }) => c.id)).toEqual(ids);
+  });
+
+  it('Messages: the tool_use block and its tool_result carry the same id of its own', async () => {
+    const server = await streaming(messagesStream);
+    const first = await runCli(['--base-url', server.url, '-m', 'm', '--api', 'messages', 'weather'], { env: ctx.user.env() });
+    expect(first.code, first.stderr).toBe(0);
+
+    const next = await gatechat(['-m', 'echo', '-c', 'sunny']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(lastRequest().path).toBe('/v1/messages');
+    expect(lastBody().messages.slice(1)).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { input: 'Oslo' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny' }] },
     ]);
   });
 });

@@ -152,6 +152,24 @@ describe('tool calls in the history', () => {
     expect(await refused('messages', messagesHistory({ role: 'user', content: 'merged' }))).toContain('`tool_use` ids were found without `tool_result` blocks immediately after: toolu_1');
   });
 
+  it('an empty tool call id is refused, as the vendors do, even when the result names it too', async () => {
+    const refused = async (api: Api, messages: unknown[]) => {
+      const res = await post(gateway(), api, bodyFor(api, 'echo', 'x', { messages }));
+      expect(res.status, JSON.stringify(messages)).toBe(400);
+      return (await res.json().then(asAny)).error as { message: string; param: string };
+    };
+    const unnamed = { ...call, id: '' };
+    const chat = await refused('chat', [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [unnamed] }, { role: 'tool', tool_call_id: '', content: 'r' }]);
+    expect(chat).toMatchObject({ message: "Invalid 'messages[1].tool_calls[0].id': empty string. Expected a string with minimum length 1, but got an empty string instead.", param: 'messages[1].tool_calls[0].id' });
+    const result = await refused('chat', chatHistory({ role: 'tool', tool_call_id: '', content: 'r' }));
+    expect(result.message).toContain("Invalid 'messages[2].tool_call_id': empty string.");
+    const answered = { role: 'user', content: [{ type: 'tool_result', tool_use_id: '', content: 'r' }] };
+    const messages = await refused('messages', [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ ...use, id: '' }] }, answered]);
+    expect(messages.message).toBe("messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'");
+    const resultId = await refused('messages', messagesHistory({ role: 'user', content: [{ type: 'tool_result', tool_use_id: '', content: 'r' }] }));
+    expect(resultId.message).toBe("messages.2.content.0.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'");
+  });
+
   it('answered calls are accepted', async () => {
     const chat = await post(gateway(), 'chat', bodyFor('chat', 'echo', 'x', { messages: chatHistory({ role: 'tool', tool_call_id: 'call_1', content: 'r' }) }));
     expect(chat.status).toBe(200);

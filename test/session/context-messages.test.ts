@@ -53,4 +53,26 @@ describe('toContextMessages', () => {
       { role: 'user', content: 'thanks' },
     ]);
   });
+
+  it('gives a call the gateway sent without an id one of its own, the same in the call and in its result', () => {
+    // Gateways refuse tool_call_id "" (tool_use_id ""); some streams never send an id at all.
+    const first = [{ id: '', name: 'weather', arguments: { city: 'Oslo' } }, { id: 'call_1', name: 'weather', arguments: { city: 'Bergen' } }];
+    const second = [{ id: '', name: 'time', arguments: {} }];
+    const turns = [turn('weather?', '', 'complete', first), turn('sunny', '', 'complete', second)];
+    const expected = [
+      { role: 'user', content: 'weather?' },
+      // call_1 is taken by the gateway's own id: the numbering skips it.
+      { role: 'assistant', content: '', tool_calls: [{ ...first[0], id: 'call_2' }, first[1]] },
+      { role: 'tool', tool_call_id: 'call_2', content: 'sunny' },
+      { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      { role: 'assistant', content: '', tool_calls: [{ ...second[0], id: 'call_3' }] },
+      { role: 'tool', tool_call_id: 'call_3', content: '12:00' },
+    ];
+    expect(toContextMessages(turns, '12:00')).toEqual(expected);
+    // The same history sends the same ids every time (a resumed conversation, the next turn).
+    expect(toContextMessages(turns, '12:00')).toEqual(expected);
+    expect(toContextMessages([...turns, turn('12:00', 'Noon.')], 'thanks').slice(0, 6)).toEqual(expected.slice(0, 6));
+    // What was recorded is not changed.
+    expect(first[0].id).toBe('');
+  });
 });
