@@ -2,7 +2,7 @@
 // files. The piped one-shot path must not load Ink or React (SPEC §10), so the Ink UI is a separate
 // chunk reached only through dynamic import().
 import { build } from 'esbuild';
-import { rollup } from 'rollup';
+import { rollup } from '@rollup/wasm-node';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
