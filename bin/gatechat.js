@@ -13,9 +13,6 @@ if (args.length === 1 && args[0] === '--version') {
 } else {
   // V8 flags for streaming are set at the first request (src/transport/v8-flags.ts), not here: set
   // at start, they would cost every built-in module loaded afterwards its code cache.
-
-  // Cache compiled bytecode between runs where the Node version offers it (22.1+); a no-op on 20.
-  module.enableCompileCache?.();
-
-  await import('../dist/cli.js');
+  const { runWithCodeCache } = await import('./code-cache.js');
+  runWithCodeCache(require('node:url').fileURLToPath(new URL('../dist/cli.cjs', import.meta.url)));
 }

@@ -3,7 +3,7 @@
 // chunk reached only through dynamic import().
 import { build } from 'esbuild';
 import { rollup } from '@rollup/wasm-node';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,10 +129,34 @@ module.exports = {
   },
 };
 
+/**
+ * Ink without top-level await, so the whole program can be CommonJS (see step 2). Two modules use one:
+ * - yoga-layout's entry awaits its WebAssembly; Ink gets src/render/ink/yoga-layout.ts instead, which
+ *   the UI fills (initYoga) before its first render.
+ * - Ink's reconciler awaits react-devtools and its package.json only when DEV=true; gatechat ships
+ *   neither devtools nor that mode, so those two awaits are cut and DEV=true gets Ink's normal path.
+ */
+const inkWithoutTopLevelAwait = {
+  name: 'ink-without-top-level-await',
+  setup(build) {
+    build.onResolve({ filter: /^yoga-layout$/ }, (args) =>
+      /[\\/]node_modules[\\/]ink[\\/]/.test(args.importer) ? { path: fileURLToPath(new URL('../src/render/ink/yoga-layout.ts', import.meta.url)) } : undefined,
+    );
+    build.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]reconciler\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const patched = source.replace("await import('./devtools.js');", 'void 0;').replace('? await loadPackageJson()', '? { name: undefined, version: undefined }');
+      if (/\bawait import\('\.\/devtools\.js'\)|await loadPackageJson\(\)/.test(patched) || patched === source) {
+        throw new Error('build: ink/build/reconciler.js changed; update inkWithoutTopLevelAwait in scripts/build.mjs');
+      }
+      return { contents: patched, loader: 'js' };
+    });
+  },
+};
+
 // Step 1, esbuild: TypeScript, JSX and the CommonJS dependencies into ESM, split at every import().
 // Kept in memory; its chunks are the modules of step 2.
 const esbuilt = await build({
-  plugins: [undiciTrimmed, builtinsByRequire],
+  plugins: [inkWithoutTopLevelAwait, undiciTrimmed, builtinsByRequire],
   entryPoints: { cli: 'src/cli/main.ts' },
   outdir: staging,
   write: false,
@@ -154,7 +178,7 @@ const esbuilt = await build({
   chunkNames: 'chunks/[name]-[hash]',
 });
 
-// Step 2, rollup: the same modules in fewer files. esbuild gives every set of import() targets that
+// Step 2, rollup: the same modules in fewer CommonJS files. esbuild gives every set of import() targets that
 // share code its own chunk, so a piped one-shot loaded 32 files; each costs the ESM loader a resolve,
 // a read and a module record (own cost −10 to −13 ms on Node 20, 22 and 24, measured with
 // bench/nodes.mjs). What every run needs (commander and the argument checks) becomes one chunk, what
@@ -198,7 +222,7 @@ function layerOf(id, { getModuleInfo }) {
   return layers.get(id);
 }
 const rolled = await rollup({
-  input: entry,
+  input: { main: entry },
   plugins: [inMemory],
   external: (id) => isBuiltin(id) || id === 'react-devtools-core',
   // esbuild has already removed what is unused; rollup only moves modules between files.
@@ -207,18 +231,25 @@ const rolled = await rollup({
     if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
   },
 });
-await rolled.write({
+const written = await rolled.write({
   dir: staging,
-  format: 'es',
+  // CommonJS, so bin/code-cache.js can run each file through vm.Script with a V8 code cache (an ES
+  // module cannot be given one). Plain `node dist/cli.cjs` runs the same program without the cache.
+  format: 'cjs',
+  // import() becomes a require() on a resolved promise: the loader's require serves every chunk.
+  dynamicImportInCjs: false,
   sourcemap: true,
   manualChunks: layerOf,
-  entryFileNames: '[name].js',
+  // Every file under chunks/ is named after its content: bin/code-cache.js keys V8's cache by file
+  // name, and V8 itself checks only the length of the source it was made from.
+  entryFileNames: 'chunks/[name]-[hash].cjs',
   // esbuild's chunk names carry its hash; rollup adds its own.
-  chunkFileNames: (chunk) => `chunks/${chunk.name.replace(/-[A-Z0-9]{8}$/, '')}-[hash].js`,
-  // Some bundled CommonJS dependencies call require(); give each ESM file one.
-  intro: "import { createRequire as __gcCreateRequire } from 'node:module'; const require = __gcCreateRequire(import.meta.url);",
+  chunkFileNames: (chunk) => `chunks/${chunk.name.replace(/-[A-Z0-9]{8}$/, '')}-[hash].cjs`,
 });
 await rolled.close();
+const main = written.output.find((file) => file.type === 'chunk' && file.isEntry);
+// The stable name the shim (and `node dist/cli.cjs`) starts from.
+writeFileSync(join(staging, 'cli.cjs'), `'use strict';\nrequire('./${main.fileName}');\n`);
 
 try {
   renameSync(dist, retired);

@@ -251,7 +251,9 @@ async function main(): Promise<number> {
   }
 }
 
-const code = await main();
-// Let buffered output reach a pipe before exiting; stray handles (sockets, timers) must not hold us.
-if (process.stdout.destroyed) process.exit(code);
-else process.stdout.write('', () => process.exit(code));
+// Not a top-level await: the build is CommonJS (bin/code-cache.js), which has none.
+void main().then((code) => {
+  // Let buffered output reach a pipe before exiting; stray handles (sockets, timers) must not hold us.
+  if (process.stdout.destroyed) process.exit(code);
+  else process.stdout.write('', () => process.exit(code));
+});

@@ -21,6 +21,8 @@ let applied = false;
 export function tuneV8ForStreaming(): void {
   if (applied) return;
   applied = true;
+  // V8 rejects a code cache made under other flags: bin/code-cache.js saves what start-up compiled now.
+  (process as NodeJS.EventEmitter).emit('gatechat:before-v8-flags');
   // undici parses HTTP with llhttp compiled to WebAssembly. V8's optimising WASM tier costs ~35 MiB
   // and tens of ms per run for a parser that handles one response; the baseline compiler is plenty.
   // Must be set before undici compiles it (measured: peak RSS 91 → 56 MiB, bench/run.mjs).

@@ -1,7 +1,7 @@
 // SPEC §10: the piped path must not load Ink, React or the Markdown renderer, and --version must not
-// load the HTTP stack. A module loader hook records every module the built binary loads and what its
-// source contains — by content, not by file name: a static Ink import anywhere on the piped path
-// would put Ink into whatever chunk esbuild names, and a name check would not see it.
+// load the HTTP stack. A hook records every file of dist/ the built binary loads and what its source
+// contains — by content, not by file name: a static Ink import anywhere on the piped path would put
+// Ink into whatever chunk the build names, and a name check would not see it.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,26 +11,36 @@ import { makeUserDirs, repoRoot, runCli } from '../helpers/cli.js';
 
 let gateway: RunningGateway;
 const user = makeUserDirs();
-const hook = join(user.home, 'record-loads.mjs');
+const hook = join(user.home, 'record-loads.cjs');
 
-// What marks a module's source as belonging to each library (strings the bundle keeps verbatim).
-// The hook appends to a file: on Node 24 hooks run on their own thread, and what that thread writes to
-// stderr is lost when the program ends with process.exit().
+// What marks a source as belonging to each library (strings the bundle keeps verbatim). The build is
+// CommonJS: bin/code-cache.js reads each chunk with fs.readFileSync, and plain `node dist/cli.cjs` goes
+// through Module.prototype._compile, so the hook (loaded with --require) sees both.
 const HOOK_SOURCE = `
-import { appendFileSync } from 'node:fs';
+const fs = require('node:fs');
+const Module = require('node:module');
 const MARKERS = {
   react: /react\\.(transitional\\.)?element/,
   ink: /["']ink-(root|box|text)["']/,
   markdown: /marked\\(\\): input parameter/,
   http: /llhttp/,
 };
-export async function load(url, context, next) {
-  const result = await next(url, context);
-  const source = result.source == null ? '' : String(result.source);
+const readFileSync = fs.readFileSync;
+function record(file, source) {
+  if (!/[\\\\/]dist[\\\\/]/.test(file)) return;
   const tags = Object.keys(MARKERS).filter((name) => MARKERS[name].test(source));
-  appendFileSync(process.env.GATECHAT_TEST_LOAD_LOG, \`LOADED \${url} [\${tags.join(',')}]\\n\`);
-  return result;
+  fs.appendFileSync(process.env.GATECHAT_TEST_LOAD_LOG, \`LOADED \${file} [\${tags.join(',')}]\\n\`);
 }
+fs.readFileSync = function (file, ...rest) {
+  const out = readFileSync.call(this, file, ...rest);
+  if (typeof file === 'string' && file.endsWith('.cjs')) record(file, String(out));
+  return out;
+};
+const compile = Module.prototype._compile;
+Module.prototype._compile = function (content, filename) {
+  record(filename, content);
+  return compile.call(this, content, filename);
+};
 `;
 
 beforeAll(async () => {
@@ -43,7 +53,7 @@ afterAll(async () => {
 });
 
 interface Loaded {
-  /** Path from `dist/` on, e.g. `dist/chunks/one-shot-AB12.js`. */
+  /** Path from `dist/` on, e.g. `dist/chunks/one-shot-AB12.cjs`. */
   file: string;
   tags: string[];
 }
@@ -61,7 +71,7 @@ let logs = 0;
 function underHook() {
   const log = join(user.home, `loads-${logs++}.log`);
   return {
-    env: { ...user.env(), NODE_OPTIONS: `--no-warnings --experimental-loader=${hook}`, GATECHAT_TEST_LOAD_LOG: log },
+    env: { ...user.env(), NODE_OPTIONS: `--require=${hook}`, GATECHAT_TEST_LOAD_LOG: log },
     loaded: () => parseLoads(existsSync(log) ? readFileSync(log, 'utf8') : ''),
   };
 }
@@ -86,7 +96,7 @@ describe('what each path loads', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('piped text\n\nand a prompt\n');
     // The request path was really taken: the one-shot code and the HTTP stack were loaded.
-    expect(run.loaded.map((l) => l.file)).toContain('dist/cli.js');
+    expect(run.loaded.map((l) => l.file)).toContain('dist/cli.cjs');
     expect(tagged(run.loaded, 'http')).not.toEqual([]);
     expect(tagged(run.loaded, 'ink', 'react', 'markdown')).toEqual([]);
   });
@@ -116,7 +126,7 @@ describe('what each path loads', () => {
   it('--version of the bundle itself (no shim) loads neither the HTTP stack nor the UI', async () => {
     const hooked = underHook();
     const result = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), '--version'], { env: { ...process.env, ...hooked.env } });
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.cjs'), '--version'], { env: { ...process.env, ...hooked.env } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -127,17 +137,17 @@ describe('what each path loads', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const loaded = hooked.loaded();
-    expect(loaded.map((l) => l.file)).toContain('dist/cli.js');
+    expect(loaded.map((l) => l.file)).toContain('dist/cli.cjs');
     expect(tagged(loaded, 'http', 'ink', 'react', 'markdown')).toEqual([]);
   });
 
   it('the markers do recognise Ink, React, Markdown and HTTP code (so the checks above can fail)', async () => {
     // Import every chunk of the bundle under the same hook: each library must be found somewhere.
-    const chunks = readdirSync(join(repoRoot, 'dist', 'chunks')).filter((f) => f.endsWith('.js'));
-    const script = `for (const f of ${JSON.stringify(chunks)}) { try { await import('./dist/chunks/' + f); } catch {} }`;
+    const chunks = readdirSync(join(repoRoot, 'dist', 'chunks')).filter((f) => f.endsWith('.cjs'));
+    const script = `for (const f of ${JSON.stringify(chunks)}) { try { require('./dist/chunks/' + f); } catch {} }`;
     const hooked = underHook();
     const result = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, ...hooked.env } });
+      const child = spawn(process.execPath, ['-e', script], { cwd: repoRoot, env: { ...process.env, ...hooked.env } });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.on('error', reject);

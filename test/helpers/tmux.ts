@@ -150,7 +150,7 @@ export const SKIP_PTY_VARIABLE = 'GATECHAT_TEST_SKIP_PTY';
 export function describeInTerminal(name: string, body: () => void): void {
   const missing = [
     tmuxAvailable() ? null : 'tmux is not installed (apt-get install tmux / brew install tmux)',
-    existsSync(join(repoRoot, 'dist', 'cli.js')) ? null : 'the binary is not built (npm run build)',
+    existsSync(join(repoRoot, 'dist', 'cli.cjs')) ? null : 'the binary is not built (npm run build)',
   ].filter((reason): reason is string => reason !== null);
   if (missing.length === 0) {
     describe(name, body);

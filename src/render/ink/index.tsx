@@ -14,6 +14,7 @@ import { OneShotApp } from './OneShotApp.js';
 import { loadMarkdown } from './markdown-loader.js';
 import { footerText } from '../footer.js';
 import { CompareApp } from './CompareApp.js';
+import { initYoga } from './yoga-layout.js';
 import type { CompareHandlers } from '../../session/compare.js';
 import { BRACKETED_PASTE_OFF } from './use-bracketed-paste.js';
 
@@ -43,6 +44,8 @@ const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: 30, incre
 
 /** Interactive chat until /exit, Ctrl-D or Ctrl-C twice (0), or SIGTERM / SIGHUP. */
 export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<number> {
+  // Ink's layout engine, before its first render (yoga-layout.ts says why it is not loaded at import).
+  await initYoga();
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
   const history = openInputHistory(opts.inputHistoryFile, { write: opts.saveInputHistory });
@@ -104,6 +107,8 @@ export interface OneShotTtyOptions {
 
 /** One turn with the live view on a terminal; Ctrl-C aborts and resolves with the cancelled outcome. */
 export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOutcome> {
+  // Ink's layout engine, before its first render (yoga-layout.ts says why it is not loaded at import).
+  await initYoga();
   const stdin = opts.stdin ?? process.stdin;
   const stderr = opts.stderr ?? process.stderr;
   let outcome: TurnOutcome | null = null;
@@ -144,6 +149,8 @@ export interface CompareTtyOptions {
 
 /** Compare mode on a terminal: live panes, then the answers and the summary table. */
 export async function renderCompareTty(opts: CompareTtyOptions): Promise<TurnOutcome[]> {
+  // Ink's layout engine, before its first render (yoga-layout.ts says why it is not loaded at import).
+  await initYoga();
   const stdin = opts.stdin ?? process.stdin;
   let outcomes: TurnOutcome[] | null = null;
   const instance = render(

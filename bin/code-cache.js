@@ -1,0 +1,104 @@
+// Runs the CommonJS build (dist/) with a V8 code cache kept between runs.
+//
+// Why: compiling gatechat's start-up code was the largest share of a piped one-shot's own cost, and
+// Node's own compile cache (22.1+) stores a module as compiled *before* it runs, so every function V8
+// compiles lazily while the program runs is compiled again on every start; Node 20 has no cache at all.
+// A cache V8 makes after the start-up code has run holds those functions too (own cost −8 to −13 ms on
+// Node 20, 22 and 24; bench/nodes.mjs). `node dist/cli.cjs` runs the same program without this file.
+//
+// The cache lives in the user's cache directory (never a shared /tmp: V8 runs what it finds there), one
+// file per chunk, named after the chunk's content hash and keyed by Node's version. Any failure to read
+// or write it is ignored: the cache only ever makes a start faster.
+import module from 'node:module';
+
+const require = module.createRequire(import.meta.url);
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+
+/** `$GATECHAT_CACHE_DIR`, else the platform's per-user cache directory. */
+function cacheRoot(env = process.env) {
+  if (env.GATECHAT_CACHE_DIR) return env.GATECHAT_CACHE_DIR;
+  const home = require('node:os').homedir();
+  if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'gatechat', 'Cache');
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'gatechat');
+  return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'gatechat');
+}
+
+/**
+ * A new build's first run: caches written more than 30 days ago go. Not every other build's: another
+ * install of gatechat may share this directory, and at worst a pruned cache is written again.
+ */
+function forgetOldBuilds(versionDir) {
+  if (!fs.existsSync(versionDir)) return;
+  const cutoff = Date.now() - 30 * 24 * 3600 * 1000;
+  for (const name of fs.readdirSync(versionDir, { withFileTypes: true })) {
+    const old = path.join(versionDir, name.name);
+    if (name.isDirectory() && fs.statSync(old).mtimeMs < cutoff) fs.rmSync(old, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Loads `entry` (a CommonJS file of dist/) and the chunks it requires, each compiled with its cached
+ * code when there is one. Returns once the entry's top level has run.
+ */
+export function runWithCodeCache(entry) {
+  const versionDir = path.join(cacheRoot(), 'code-cache', `${process.version}-${process.arch}`);
+  /** One directory per build, named after its main chunk (whose name changes with any chunk's). */
+  let dir;
+  const loaded = new Map();
+  /** Scripts that ran without an accepted cache: theirs is written once the start-up code has run. */
+  let unsaved = [];
+
+  function load(file) {
+    const known = loaded.get(file);
+    if (known) return known.exports;
+    const record = { exports: {} };
+    loaded.set(file, record);
+    // Only chunks/ is cached: each file there is named after its content (scripts/build.mjs). V8 checks
+    // only a cache's source length, so a name that outlived a change of content would run stale code.
+    let cacheFile = null;
+    if (path.basename(path.dirname(file)) === 'chunks') {
+      dir ??= path.join(versionDir, path.basename(file, '.cjs'));
+      cacheFile = path.join(dir, `${path.basename(file)}.v8`);
+    }
+    let cachedData;
+    try {
+      if (cacheFile) cachedData = fs.readFileSync(cacheFile);
+    } catch {
+      // No cache yet (or unreadable): compiled from source, cached below.
+    }
+    const source = fs.readFileSync(file, 'utf8');
+    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) unsaved.push({ script, cacheFile });
+    const base = path.dirname(file);
+    const requireFrom = (id) => (id.startsWith('.') ? load(path.join(base, id)) : require(id));
+    script.runInThisContext()(record.exports, requireFrom, record, file, base);
+    return record.exports;
+  }
+
+  function save() {
+    if (unsaved.length === 0) return;
+    try {
+      if (!fs.existsSync(dir)) forgetOldBuilds(versionDir);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      for (const { script, cacheFile } of unsaved) {
+        // Written whole or not at all: another gatechat may be reading the same file.
+        const temp = `${cacheFile}.${process.pid}.tmp`;
+        fs.writeFileSync(temp, script.createCachedData());
+        fs.renameSync(temp, cacheFile);
+      }
+    } catch {
+      // A read-only or full disk: the next start compiles from source again.
+    }
+    unsaved = [];
+  }
+
+  // V8 stamps a cache with its flags and rejects it under others. gatechat sets flags for streaming at
+  // its first request (src/transport/v8-flags.ts), so what start-up compiled is saved just before; the
+  // rest (a run that never sends, chunks loaded after the first request) at exit.
+  process.once('gatechat:before-v8-flags', save);
+  process.once('exit', save);
+
+  load(entry);
+}

@@ -1,0 +1,90 @@
+// bin/code-cache.js: the V8 code cache the binary keeps between runs. It may only ever make a start
+// faster — a missing, corrupt or unwritable cache must not change what a run does.
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { makeUserDirs, runCli } from '../helpers/cli.js';
+
+let gateway: RunningGateway;
+const user = makeUserDirs();
+
+beforeAll(async () => {
+  gateway = await startGateway({ port: 0 });
+});
+afterAll(async () => {
+  await gateway.close();
+  user.cleanup();
+});
+
+/** Every cache file under `root`, with its modification time and bytes. */
+function cacheFiles(root: string): Map<string, { mtimeMs: number; bytes: Buffer }> {
+  const files = new Map<string, { mtimeMs: number; bytes: Buffer }>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.set(path.slice(root.length), { mtimeMs: statSync(path).mtimeMs, bytes: readFileSync(path) });
+    }
+  };
+  walk(root);
+  return files;
+}
+
+let runs = 0;
+function oneShot(cacheDir: string) {
+  runs += 1;
+  return runCli(['--base-url', `${gateway.url}/v1`, '-m', 'lorem-20', '--no-save', `run ${runs}`], {
+    env: { ...user.env(), GATECHAT_CACHE_DIR: cacheDir },
+    stdin: '',
+  });
+}
+
+/** The answer of lorem-20: twenty words and a final newline. */
+const LOREM_20 = /^Lorem ipsum(\s\S+){18}\n$/;
+
+describe('the code cache', () => {
+  it('is written by the first run and used, not rewritten, by the next', async () => {
+    const dir = join(user.home, 'cache-used');
+    const first = await oneShot(dir);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(LOREM_20);
+    const written = cacheFiles(dir);
+    // The start-up chunks a one-shot loads, one file each, none of them empty.
+    expect([...written.keys()].map((name) => basename(name).replace(/-[\w-]{8}\.cjs\.v8$/, '')).sort()).toEqual(['main', 'one-shot', 'startup']);
+    for (const file of written.values()) expect(file.bytes.length).toBeGreaterThan(1000);
+
+    const second = await oneShot(dir);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    // V8 accepted every file (a rejected one — other flags, other Node — would have been written again).
+    const after = cacheFiles(dir);
+    expect([...after.keys()].sort()).toEqual([...written.keys()].sort());
+    for (const [name, file] of after) expect(file.mtimeMs, name).toBe(written.get(name)!.mtimeMs);
+  });
+
+  it('a corrupt cache file is set aside by V8 and written again; the answer is the same', async () => {
+    const dir = join(user.home, 'cache-corrupt');
+    expect((await oneShot(dir)).code).toBe(0);
+    const written = cacheFiles(dir);
+    const [victim] = [...written.keys()].filter((name) => /one-shot-/.test(name));
+    writeFileSync(join(dir, victim), Buffer.alloc(written.get(victim)!.bytes.length, 0x5a));
+
+    const run = await oneShot(dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(LOREM_20);
+    const rewritten = readFileSync(join(dir, victim));
+    expect(rewritten.equals(Buffer.alloc(rewritten.length, 0x5a))).toBe(false);
+  });
+
+  it('a cache directory that cannot be created changes nothing a user sees', async () => {
+    const blocker = join(user.home, 'not-a-directory');
+    mkdirSync(user.home, { recursive: true });
+    writeFileSync(blocker, 'a file where the cache directory would go\n');
+    const run = await oneShot(join(blocker, 'cache'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(LOREM_20);
+  });
+});
