@@ -27,6 +27,15 @@ function cacheRoot(env = process.env) {
   return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'gatechat');
 }
 
+/** Where this Node's caches go; null (run without a cache) when there is no home to put them in. */
+function codeCacheDir() {
+  try {
+    return path.join(cacheRoot(), 'code-cache', `${process.version}-${process.arch}`);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A new build's first run: caches written more than 30 days ago go. Not every other build's: another
  * install of gatechat may share this directory, and at worst a pruned cache is written again.
@@ -45,7 +54,7 @@ function forgetOldBuilds(versionDir) {
  * code when there is one. Returns once the entry's top level has run.
  */
 export function runWithCodeCache(entry) {
-  const versionDir = path.join(cacheRoot(), 'code-cache', `${process.version}-${process.arch}`);
+  const versionDir = codeCacheDir();
   /** One directory per build, named after its main chunk (whose name changes with any chunk's). */
   let dir;
   const loaded = new Map();
@@ -60,7 +69,7 @@ export function runWithCodeCache(entry) {
     // Only chunks/ is cached: each file there is named after its content (scripts/build.mjs). V8 checks
     // only a cache's source length, so a name that outlived a change of content would run stale code.
     let cacheFile = null;
-    if (path.basename(path.dirname(file)) === 'chunks') {
+    if (versionDir && path.basename(path.dirname(file)) === 'chunks') {
       dir ??= path.join(versionDir, path.basename(file, '.cjs'));
       cacheFile = path.join(dir, `${path.basename(file)}.v8`);
     }
