@@ -21,8 +21,27 @@ function toolInput(args: unknown): JsonObject {
   return {};
 }
 
-function toolUseBlock(call: ToolCall): JsonObject {
-  return { type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) };
+/** What the Messages interface accepts as a tool_use id. */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * The ids of one request's tool_use blocks and tool_results. A conversation begun over Chat Completions
+ * can carry ids the Messages interface refuses (Kimi sends `functions.get_weather:0`): those get their
+ * invalid characters replaced, made unique within the request, and each call and its result the same one.
+ */
+function toolUseIds(): (id: string) => string {
+  const given = new Map<string, string>();
+  const used = new Set<string>();
+  return (id) => {
+    let safe = given.get(id);
+    if (safe !== undefined) return safe;
+    const base = TOOL_USE_ID.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu';
+    safe = base;
+    for (let n = 2; used.has(safe); n++) safe = `${base}_${n}`;
+    given.set(id, safe);
+    used.add(safe);
+    return safe;
+  };
 }
 
 function convertTool(tool: ToolDefinition): JsonObject {
@@ -40,6 +59,7 @@ function convertTool(tool: ToolDefinition): JsonObject {
 function convertMessages(messages: ChatMessage[]): { system: string[]; turns: JsonObject[] } {
   const system: string[] = [];
   const turns: JsonObject[] = [];
+  const toolUseId = toolUseIds();
   for (const m of messages) {
     switch (m.role) {
       case 'system':
@@ -54,12 +74,12 @@ function convertMessages(messages: ChatMessage[]): { system: string[]; turns: Js
           break;
         }
         const blocks: JsonObject[] = m.content === '' ? [] : [{ type: 'text', text: m.content }];
-        blocks.push(...m.tool_calls.map(toolUseBlock));
+        for (const call of m.tool_calls) blocks.push({ type: 'tool_use', id: toolUseId(call.id), name: call.name, input: toolInput(call.arguments) });
         turns.push({ role: 'assistant', content: blocks });
         break;
       }
       case 'tool': {
-        const block = { type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content };
+        const block = { type: 'tool_result', tool_use_id: toolUseId(m.tool_call_id ?? ''), content: m.content };
         const last = turns[turns.length - 1];
         if (last !== undefined && last.role === 'user' && Array.isArray(last.content) && isToolResults(last.content)) {
           last.content.push(block);

@@ -147,6 +147,24 @@ describe('a tool call the gateway sent without an id', () => {
     expect(lastBody().messages[1].tool_calls.map((c: { id: string }) => c.id)).toEqual(ids);
   });
 
+  it('a Chat Completions call id the Messages interface refuses (Kimi\'s functions.name:0) is made valid when -c moves to --api messages', async () => {
+    const kimiStream = chatStream.replace('"id":""', '"id":"functions.get_weather:0"');
+    expect(kimiStream).toContain('functions.get_weather:0');
+    const server = await streaming(kimiStream);
+    const first = await runCli(['--base-url', server.url, '-m', 'm', '--json', 'weather and time'], { env: ctx.user.env() });
+    expect(first.code, first.stderr).toBe(0);
+
+    // The dev gateway refuses a tool_use id off Anthropic's pattern, as Anthropic does.
+    const next = await gatechat(['-m', 'echo', '--api', 'messages', '-c', 'sunny, 12:00']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(lastRequest().path).toBe('/v1/messages');
+    const [, assistant, results] = lastBody().messages;
+    const ids = assistant.content.map((block: { id: string }) => block.id);
+    expect(ids[0]).toBe('functions_get_weather_0');
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(results.content.map((block: { tool_use_id: string }) => block.tool_use_id)).toEqual(ids);
+  });
+
   it('Messages: the tool_use block and its tool_result carry the same id of its own', async () => {
     const server = await streaming(messagesStream);
     const first = await runCli(['--base-url', server.url, '-m', 'm', '--api', 'messages', 'weather'], { env: ctx.user.env() });

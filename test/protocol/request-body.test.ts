@@ -124,6 +124,27 @@ describe('buildMessagesRequest', () => {
     ]);
   });
 
+  it('gives a call id the Messages interface refuses (Kimi\'s functions.name:0) a valid one, in its tool_use and its tool_result', () => {
+    // tool_use ids must match ^[a-zA-Z0-9_-]+$; a conversation begun over Chat Completions can carry others.
+    const body = buildMessagesRequest({
+      ...base,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'functions.weather:0', name: 'weather', arguments: {} }, { id: 'functions_weather_0', name: 'weather', arguments: {} }, { id: 'call_ok-1', name: 'now', arguments: {} }] },
+        { role: 'tool', tool_call_id: 'functions.weather:0', content: 'rain' },
+        { role: 'tool', tool_call_id: 'functions_weather_0', content: 'sun' },
+        { role: 'tool', tool_call_id: 'call_ok-1', content: '12:00' },
+      ],
+    });
+    const [, assistant, results] = body.messages as Array<{ content: Array<{ id?: string; tool_use_id?: string }> }>;
+    const ids = assistant.content.map((block) => block.id);
+    // A valid id is kept; the others become valid and stay distinct from every other id of the request.
+    expect(ids[2]).toBe('call_ok-1');
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(new Set(ids).size).toBe(3);
+    expect(results.content.map((block) => block.tool_use_id)).toEqual(ids);
+  });
+
   it('omits an empty text block before tool_use and coerces string arguments to an object', () => {
     const body = buildMessagesRequest({ ...base, messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'a', name: 'n', arguments: '{"k":1}' }, { id: 'b', name: 'n', arguments: 'not json' }] }] });
     expect(body.messages).toEqual([
