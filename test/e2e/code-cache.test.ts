@@ -1,21 +1,12 @@
 // bin/code-cache.js: the V8 code cache the binary keeps between runs. It may only ever make a start
 // faster — a missing, corrupt or unwritable cache must not change what a run does.
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 
-let gateway: RunningGateway;
-const user = makeUserDirs();
-
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-});
-afterAll(async () => {
-  await gateway.close();
-  user.cleanup();
-});
+const ctx = useGatewayAndUser({ userPer: 'file' });
 
 /** Every cache file under `root`, with its modification time and bytes. */
 function cacheFiles(root: string): Map<string, { mtimeMs: number; bytes: Buffer }> {
@@ -34,8 +25,8 @@ function cacheFiles(root: string): Map<string, { mtimeMs: number; bytes: Buffer 
 let runs = 0;
 function oneShot(cacheDir: string) {
   runs += 1;
-  return runCli(['--base-url', `${gateway.url}/v1`, '-m', 'lorem-20', '--no-save', `run ${runs}`], {
-    env: { ...user.env(), GATECHAT_CACHE_DIR: cacheDir },
+  return runCli(['--base-url', ctx.base, '-m', 'lorem-20', '--no-save', `run ${runs}`], {
+    env: { ...ctx.user.env(), GATECHAT_CACHE_DIR: cacheDir },
     stdin: '',
   });
 }
@@ -45,7 +36,7 @@ const LOREM_20 = /^Lorem ipsum(\s\S+){18}\n$/;
 
 describe('the code cache', () => {
   it('is written by the first run and used, not rewritten, by the next', async () => {
-    const dir = join(user.home, 'cache-used');
+    const dir = join(ctx.user.home, 'cache-used');
     const first = await oneShot(dir);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(LOREM_20);
@@ -64,7 +55,7 @@ describe('the code cache', () => {
   });
 
   it('a corrupt cache file is set aside by V8 and written again; the answer is the same', async () => {
-    const dir = join(user.home, 'cache-corrupt');
+    const dir = join(ctx.user.home, 'cache-corrupt');
     expect((await oneShot(dir)).code).toBe(0);
     const written = cacheFiles(dir);
     const [victim] = [...written.keys()].filter((name) => /one-shot-/.test(name));
@@ -79,8 +70,7 @@ describe('the code cache', () => {
   });
 
   it('a cache directory that cannot be created changes nothing a user sees', async () => {
-    const blocker = join(user.home, 'not-a-directory');
-    mkdirSync(user.home, { recursive: true });
+    const blocker = join(ctx.user.home, 'not-a-directory');
     writeFileSync(blocker, 'a file where the cache directory would go\n');
     const run = await oneShot(join(blocker, 'cache'));
     expect(run.code, run.stderr).toBe(0);

@@ -2,9 +2,9 @@
 // ordering, output formats, exit codes, concurrency (read from the gateway's own request log),
 // one saved conversation per model, and what is refused.
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { makeUserDirs, runCli } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 
 /** When each request began and ended, from the gateway's log line (`… 200 123ms`) and its arrival. */
 interface Span {
@@ -13,28 +13,17 @@ interface Span {
   end: number;
 }
 
-let gateway: RunningGateway;
-let base: string;
 const spans: Span[] = [];
-const user = makeUserDirs();
-const run = (args: string[], stdin?: string) => runCli(['--base-url', base, ...args], { env: user.env(), stdin });
+const ctx = useGatewayAndUser({
+  userPer: 'file',
+  log: (line) => {
+    const match = /^POST \S+ (\S+) \d+(?: \(closed early\))? (\d+)ms$/.exec(line);
+    if (match) spans.push({ model: match[1], start: Date.now() - Number(match[2]), end: Date.now() });
+  },
+});
+const run = (args: string[], stdin?: string) => runCli(['--base-url', ctx.base, ...args], { env: ctx.user.env(), stdin });
 
-beforeAll(async () => {
-  gateway = await startGateway({
-    port: 0,
-    log: (line) => {
-      const match = /^POST \S+ (\S+) \d+(?: \(closed early\))? (\d+)ms$/.exec(line);
-      if (match) spans.push({ model: match[1], start: Date.now() - Number(match[2]), end: Date.now() });
-    },
-  });
-  base = `${gateway.url}/v1`;
-});
-afterAll(async () => {
-  await gateway.close();
-  user.cleanup();
-});
 beforeEach(() => {
-  gateway.requests.length = 0;
   spans.length = 0;
 });
 
@@ -48,7 +37,7 @@ describe('compare mode, piped', () => {
         '== lorem-3 ==\nLorem ipsum dolor\n' +
         '== echo ==\nhello world\n',
     );
-    expect(gateway.requests.map((r) => r.model).sort()).toEqual(['echo', 'lorem-3', 'slow-30']);
+    expect(ctx.gateway.requests.map((r) => r.model).sort()).toEqual(['echo', 'lorem-3', 'slow-30']);
   });
 
   it('one failing model: the others are printed whole; the exit code is the first failing model in the order given, after all finished', async () => {
@@ -71,19 +60,19 @@ describe('compare mode, piped', () => {
   });
 
   it('each exchange is saved as its own conversation; aliases and per-model settings apply per model', async () => {
-    const env = user.env();
+    const env = ctx.user.env();
     expect((await runCli(['config', 'set', '--model', 'quiet', 'model', 'echo'], { env })).code).toBe(0);
     expect((await runCli(['config', 'set', '--model', 'quiet', 'temperature', '0.2'], { env })).code).toBe(0);
-    const before = readdirSync(user.dataDir, { recursive: true }).length;
+    const before = readdirSync(ctx.user.dataDir, { recursive: true }).length;
     const result = await run(['-m', 'quiet', '-m', 'lorem-2', 'saved?']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('== quiet ==\nsaved?\n== lorem-2 ==\nLorem ipsum\n');
-    const bodies = Object.fromEntries(gateway.requests.map((r) => [r.model, r.body as Record<string, unknown>]));
+    const bodies = Object.fromEntries(ctx.gateway.requests.map((r) => [r.model, r.body as Record<string, unknown>]));
     expect(bodies.echo.temperature).toBe(0.2);
     expect(bodies['lorem-2'].temperature).toBeUndefined();
     const history = JSON.parse((await runCli(['history', 'list', '--json'], { env })).stdout) as Array<{ model: string }>;
     expect(history.map((c) => c.model).sort()).toEqual(expect.arrayContaining(['echo', 'lorem-2']));
-    expect(readdirSync(user.dataDir, { recursive: true }).length).toBeGreaterThan(before);
+    expect(readdirSync(ctx.user.dataDir, { recursive: true }).length).toBeGreaterThan(before);
   });
 });
 
@@ -126,20 +115,20 @@ describe('compare mode, refused and interrupted', () => {
     for (const args of [
       ['-m', 'echo', '-m', 'lorem-2', '-c', 'x'],
       ['-m', 'echo', '-m', 'lorem-2', '--cid', 'abc', 'x'],
-      ['chat', '--base-url', base, '-m', 'echo', '-m', 'lorem-2', 'x'],
+      ['chat', '--base-url', ctx.base, '-m', 'echo', '-m', 'lorem-2', 'x'],
       ['-m', 'echo', '-m', 'bad model', 'x'],
     ]) {
-      const result = await runCli(args[0] === 'chat' ? args : ['--base-url', base, ...args], { env: user.env() });
+      const result = await runCli(args[0] === 'chat' ? args : ['--base-url', ctx.base, ...args], { env: ctx.user.env() });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
-    expect(gateway.requests).toHaveLength(0);
+    expect(ctx.gateway.requests).toHaveLength(0);
   });
 
   it('SIGINT cancels every model, keeps what arrived and exits 130', async () => {
     let seen = '';
-    const result = await runCli(['--base-url', base, '-m', 'slow-200', '-m', 'slow-210', '--max-tokens', '200', 'x'], {
-      env: user.env(),
+    const result = await runCli(['--base-url', ctx.base, '-m', 'slow-200', '-m', 'slow-210', '--max-tokens', '200', 'x'], {
+      env: ctx.user.env(),
       onSpawn: (child) => {
         child.stdout!.on('data', (chunk: Buffer) => {
           const before = seen;

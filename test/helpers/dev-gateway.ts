@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import type { GatewayOptions } from '../../src/gateway/types.js';
 import { makeUserDirs } from './cli.js';
 
 export interface GatewayAndUser {
@@ -12,14 +13,14 @@ export interface GatewayAndUser {
 
 /**
  * One dev gateway for the test file (its request log emptied before each test) and an isolated
- * user: a fresh one per test (default), or one for the whole file. Read the fields inside tests
- * and hooks: the hooks set them.
+ * user: a fresh one per test (default), or one for the whole file. `log` receives the gateway's log
+ * lines. Read the fields inside tests and hooks: the hooks set them.
  */
-export function useGatewayAndUser(options: { userPer?: 'test' | 'file' } = {}): GatewayAndUser {
+export function useGatewayAndUser(options: { userPer?: 'test' | 'file'; log?: GatewayOptions['log'] } = {}): GatewayAndUser {
   const context = {} as GatewayAndUser;
   const perFile = options.userPer === 'file';
   beforeAll(async () => {
-    context.gateway = await startGateway({ port: 0 });
+    context.gateway = await startGateway({ port: 0, log: options.log });
     context.base = `${context.gateway.url}/v1`;
     if (perFile) context.user = makeUserDirs();
   });

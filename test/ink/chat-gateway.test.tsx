@@ -11,6 +11,7 @@ import { openConversation, type ConversationDeps } from '../../src/session/conve
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import type { ToolDefinition } from '../../src/protocol/events.js';
 import { ChatApp } from '../../src/render/ink/ChatApp.js';
+import { conversationDeps } from '../helpers/conversation.js';
 import { loadMarkdown } from '../../src/render/ink/markdown-loader.js';
 import { openInputHistory } from '../../src/render/ink/input-history.js';
 
@@ -39,22 +40,7 @@ afterEach(() => {
 
 const TOOLS: ToolDefinition[] = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { input: { type: 'string' } } } } }];
 
-function deps(model: string, extra: Partial<ConversationDeps> = {}): ConversationDeps {
-  return {
-    conn: {
-      baseUrl: `${gateway.url}/v1`,
-      auth: 'bearer',
-      headers: {},
-      timeouts: { connectMs: 2000, headersMs: 5000, idleMs: 5000 },
-      retries: 0,
-    },
-    settings: { model, api: 'chat', stream: true },
-    maxTokensField: 'max_tokens',
-    store,
-    record: true,
-    ...extra,
-  };
-}
+const deps = (model: string, extra: Partial<ConversationDeps> = {}): ConversationDeps => conversationDeps(gateway.url, store, model, extra);
 
 function chat(model: string, extra: Partial<ConversationDeps> = {}) {
   const conversation = openConversation(deps(model, extra));

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
-import { openConversation } from '../../src/session/conversation.js';
+import { openConversation, type ConversationDeps } from '../../src/session/conversation.js';
+import { conversationDeps } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
 import type { Conversation, TurnOutcome } from '../../src/session/types.js';
@@ -25,22 +26,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function open(model: string, extra: Partial<Parameters<typeof openConversation>[0]> = {}): Conversation {
-  return openConversation({
-    conn: {
-      baseUrl: `${gateway.url}/v1`,
-      auth: 'bearer',
-      headers: {},
-      timeouts: { connectMs: 2000, headersMs: 5000, idleMs: 5000 },
-      retries: 0,
-    },
-    settings: { model, api: 'chat', stream: true },
-    maxTokensField: 'max_tokens',
-    store,
-    record: true,
-    ...extra,
-  });
-}
+const open = (model: string, extra: Partial<ConversationDeps> = {}): Conversation => openConversation(conversationDeps(gateway.url, store, model, extra));
 
 async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
   while (true) {
