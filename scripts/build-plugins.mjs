@@ -100,7 +100,6 @@ const headerSizeOption = /--max-http-header-size/.test([...process.execArgv, pro
 module.exports = {
   get maxHeaderSize() { return headerSizeOption ? load().maxHeaderSize : 16384; },
   get IncomingMessage() { return load().IncomingMessage; },
-  get STATUS_CODES() { return load().STATUS_CODES; },
 };`,
       loader: 'js',
     }));
