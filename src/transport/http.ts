@@ -165,6 +165,13 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection, whole
     case 'EPIPE':
     case 'UND_ERR_CLOSED':
       return new NetworkError('headers', `the connection to ${host} closed before the response headers`, { cause: error });
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      // The same gateway sends the same headers again: asking again only delays the message.
+      return new NetworkError('headers', `the response headers from ${host} are larger than Node reads (16 KiB unless raised)`, {
+        cause: error,
+        retryable: false,
+        hint: 'raise the limit: NODE_OPTIONS=--max-http-header-size=65536',
+      });
     default:
       if (code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/i.test(code)) {
         // Certificate problems are deterministic: retrying only delays the message.
