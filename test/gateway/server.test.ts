@@ -95,6 +95,18 @@ function rawPost(url: string, body: unknown, headers: Record<string, string>): P
   });
 }
 
+describe('writes', () => {
+  // Tokens written in one event-loop turn share a write (lorem-N is as fast as the client reads), but a
+  // paced model's tokens each leave when they are due: a client must see them arrive one by one.
+  it('a paced answer leaves token by token on a plain stream', async () => {
+    const body = bodyFor('chat', 'slow-20', 'x', { stream: true, max_tokens: 4 });
+    const { headers, chunks } = await rawPost(`${gateway().url}/v1/chat/completions`, body, {});
+    expect(headers['content-encoding']).toBeUndefined();
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+    expect(chatText(payloads(Buffer.concat(chunks).toString('utf8')))).toBe('Lorem ipsum dolor sit');
+  });
+});
+
 describe('gzip (model name ending +gzip, client accepting gzip)', () => {
   it('streams compressed, flushed per token, and decodes to the normal stream', async () => {
     const body = bodyFor('chat', 'slow-20+gzip', 'x', { stream: true, max_tokens: 4 });
