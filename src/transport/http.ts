@@ -33,7 +33,10 @@ export interface Connection {
   gate?: AttemptGate;
 }
 
-/** How an attempt ended, as far as pacing cares: a 429 or a Retry-After asks everyone to slow down. */
+/**
+ * How an attempt ended, as far as pacing cares: a 429, an overloaded gateway (503, 529) or a
+ * Retry-After asks everyone to slow down.
+ */
 export type AttemptEnd = { kind: 'ok' } | { kind: 'failed' } | { kind: 'rate_limited'; waitMs: number | null };
 
 export interface AttemptGate {
@@ -42,8 +45,12 @@ export interface AttemptGate {
 }
 
 export interface AttemptPermit {
-  /** Called exactly once, when the attempt's response is over (for an answer: its whole body). */
-  leave(end: AttemptEnd): void;
+  /**
+   * Called exactly once, when the attempt's response is over (for an answer: its whole body).
+   * Returns true when the gate takes a `rate_limited` refusal on itself — it lowered the concurrency
+   * that caused it — so the request waits for a new permit without spending one of its retries.
+   */
+  leave(end: AttemptEnd): boolean;
 }
 
 /**
@@ -324,6 +331,7 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
     for (let retriesDone = 0; ; ) {
       let permit = await enterGate(conn.gate, signal);
       let end: AttemptEnd = { kind: 'failed' };
+      let requeued = false;
       let status: number | undefined;
       let resHeaders: Record<string, string> | undefined;
       let bodyText = '';
@@ -352,7 +360,7 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
           if (log && bodyText !== '') log(`< body: ${redactSecrets(bodyText, secrets)}`);
         }
       } finally {
-        permit?.leave(end);
+        requeued = permit?.leave(end) === true && end.kind === 'rate_limited';
       }
       const finalError = (extra?: string): Error =>
         result.kind === 'network' ? result.error : httpErrorFrom(status!, resHeaders!, bodyText, secrets, extra, endpointInBaseUrlHint(conn.baseUrl));
@@ -360,9 +368,14 @@ export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
         result.kind === 'network'
           ? result.error.retryable && shouldRetry({ networkPhase: result.error.phase === 'connect' ? 'connect' : 'headers' })
           : shouldRetry({ status, headers: resHeaders });
-      if (!retryable || retriesDone >= conn.retries) throw finalError();
+      if (!retryable || (retriesDone >= conn.retries && !requeued)) throw finalError();
       const delay = retryDelayMs(retriesDone + 1, resHeaders, Math.random);
       if ('refuse' in delay) throw finalError(delay.refuse);
+      if (requeued) {
+        // The gate holds every attempt for the advised wait: queueing again is the whole wait.
+        log?.(`HTTP ${status} from the gateway: queued again behind the lowered concurrency (not counted as a retry)`);
+        continue;
+      }
       retriesDone++;
       const reason = result.kind === 'network' ? result.error.message : `HTTP ${status} from the gateway`;
       // The caller shows retries to the user; the verbose log only needs them when nobody does.
@@ -389,10 +402,13 @@ async function enterGate(gate: AttemptGate | undefined, signal: AbortSignal | un
   }
 }
 
-/** A 429, or any refusal that names a wait, is the gateway asking every request to slow down. */
+/** Overloaded: a 503 (OpenAI-style gateways) or Anthropic's 529 says "too many", as a 429 does. */
+const SLOW_DOWN_STATUSES = new Set([429, 503, 529]);
+
+/** A 429, an overloaded gateway, or any refusal that names a wait asks every request to slow down. */
 function rateLimitEnd(status: number, headers: Record<string, string>): AttemptEnd | null {
   const waitMs = requestedWaitMs(headers);
-  if (status !== 429 && waitMs === null) return null;
+  if (!SLOW_DOWN_STATUSES.has(status) && waitMs === null) return null;
   return { kind: 'rate_limited', waitMs };
 }
 

@@ -320,6 +320,21 @@ describe('batch: rate limits', () => {
     const late = arrivals.slice(Math.floor(arrivals.length / 2));
     expect(Math.max(...late)).toBeLessThanOrEqual(8);
   });
+
+  it('a concurrency limit far below --concurrency fails no line: refusals lower the concurrency, not the lines’ retries', async () => {
+    // busy-2 refuses whatever is over 2 in flight; --retries stays at its default (2), which a line
+    // refused three times in a row would use up. A few runs: before the fix 1–3 lines failed in each.
+    const input = writeInput('busy2.jsonl', Array.from({ length: 40 }, (_, i) => `busy ${i}`));
+    for (let run = 0; run < 3; run++) {
+      ctx.gateway.requests.length = 0;
+      const result = await batch([input, '-m', 'busy-2', '--concurrency', '16'], { timeoutMs: 60_000 });
+      expect(result.code, `run ${run + 1}: ${result.stderr}`).toBe(0);
+      const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as OutLine);
+      expect(countBy(lines, 'complete')).toBe(40);
+      // The gateway did refuse some: the backoff was exercised, not avoided.
+      expect(ctx.gateway.requests.length).toBeGreaterThan(40);
+    }
+  });
 });
 
 describe('batch: usage errors', () => {

@@ -1,7 +1,7 @@
 // The batch's shared limiter (AIMD): halving on a 429 sent at the current limit, the pause the
 // gateway advised, additive increase back to the ceiling, and waiters that can be aborted.
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/session/rate-limiter.js';
+import { PROBE_WINDOWS, RateLimiter } from '../../src/session/rate-limiter.js';
 import { isAbortError, type AttemptPermit } from '../../src/transport/http.js';
 
 async function take(limiter: RateLimiter, n: number): Promise<AttemptPermit[]> {
@@ -49,30 +49,75 @@ describe('RateLimiter', () => {
     expect(await settledSoon(next)).toBe(true);
   });
 
-  it('refusals of a burst that was in flight before the cut halve only once', async () => {
+  it('refusals of a burst that was in flight before the cut halve only once, and bring the limit down to those that got through', async () => {
     const limiter = new RateLimiter(16, { now: () => 0 });
     const permits = await take(limiter, 16);
-    for (const permit of permits.slice(0, 12)) permit.leave({ kind: 'rate_limited', waitMs: 0 });
+    permits[0].leave({ kind: 'rate_limited', waitMs: 0 });
     expect(limiter.allowed).toBe(8);
+    for (const permit of permits.slice(1, 12)) permit.leave({ kind: 'rate_limited', waitMs: 0 });
+    // Halved once (8), not collapsed to 1; but only 4 of the 16 were taken, so 4 it is.
+    expect(limiter.allowed).toBe(4);
     expect(limiter.rateLimited).toBe(12);
     // An attempt sent at the lowered limit that is refused again halves it again.
     for (const permit of permits.slice(12)) permit.leave({ kind: 'ok' });
     const [late] = await take(limiter, 1);
     late.leave({ kind: 'rate_limited', waitMs: 0 });
-    expect(limiter.allowed).toBe(4);
+    expect(limiter.allowed).toBe(2);
   });
 
-  it('successes raise the limit back by about one per window, never above the ceiling', async () => {
+  it('a burst refused whole (a quota) teaches no level: half, as plain AIMD, and back there one per window', async () => {
+    const limiter = new RateLimiter(16, { now: () => 0 });
+    const permits = await take(limiter, 16);
+    for (const permit of permits) permit.leave({ kind: 'rate_limited', waitMs: 0 });
+    // The last refusals brought it to 1 (only one might have got through), the whole burst says nothing.
+    expect(limiter.allowed).toBe(1);
+    let successes = 0;
+    while (limiter.allowed < 8) {
+      (await limiter.enter()).leave({ kind: 'ok' });
+      successes++;
+    }
+    // 1 → 8 at one per window: about 1 + 2 + … + 7 = 28 successes (slow probing would take hundreds).
+    expect(successes).toBeLessThanOrEqual(40);
+  });
+
+  it('successes raise the limit one per window up to the level that got through, then slowly, never above the ceiling', async () => {
     const limiter = new RateLimiter(8, { now: () => 0 });
-    const [first] = await take(limiter, 1);
-    first.leave({ kind: 'rate_limited', waitMs: 0 });
-    expect(limiter.allowed).toBe(4);
-    for (let i = 0; i < 4; i++) (await limiter.enter()).leave({ kind: 'ok' });
-    expect(limiter.allowed).toBe(4); // 4 + 4 × 1/4.x: not quite 5 yet
-    for (let i = 0; i < 2; i++) (await limiter.enter()).leave({ kind: 'ok' });
-    expect(limiter.allowed).toBe(5);
-    for (let i = 0; i < 200; i++) (await limiter.enter()).leave({ kind: 'ok' });
+    const permits = await take(limiter, 8);
+    for (const permit of permits.slice(0, 5)) permit.leave({ kind: 'rate_limited', waitMs: 0 });
+    expect(limiter.allowed).toBe(3); // 3 of 8 were taken
+    for (const permit of permits.slice(5)) permit.leave({ kind: 'ok' });
+    // At 3 in flight one is refused: halved to 1.5 (one at a time); the other 2 were taken.
+    const [refused, ...others] = await take(limiter, 3);
+    refused.leave({ kind: 'rate_limited', waitMs: 0 });
+    expect(limiter.allowed).toBe(1);
+    for (const permit of others) permit.leave({ kind: 'ok' });
+    // Back to the 2 that got through within one window…
+    expect(limiter.allowed).toBe(2);
+    // …then one more only after PROBE_WINDOWS windows of successes.
+    let successes = 0;
+    while (limiter.allowed < 3) {
+      (await limiter.enter()).leave({ kind: 'ok' });
+      successes++;
+    }
+    expect(successes).toBeGreaterThan(2 * (PROBE_WINDOWS - 1));
+    for (let i = 0; i < 50_000; i++) (await limiter.enter()).leave({ kind: 'ok' });
     expect(limiter.allowed).toBe(8);
+  });
+
+  it('a refused attempt goes back to the queue without spending a retry while the limit could go lower; sent alone, it counts', async () => {
+    const limiter = new RateLimiter(4, { now: () => 0 });
+    const permits = await take(limiter, 4);
+    expect(permits[0].leave({ kind: 'rate_limited', waitMs: 0 })).toBe(true);
+    // Refused after the cut, still from the burst sent at 4: queued again too.
+    expect(permits[1].leave({ kind: 'rate_limited', waitMs: 0 })).toBe(true);
+    expect(permits[2].leave({ kind: 'ok' })).toBe(false);
+    expect(permits[3].leave({ kind: 'failed' })).toBe(false);
+    expect(limiter.allowed).toBe(2);
+    const [atTwo] = await take(limiter, 1);
+    expect(atTwo.leave({ kind: 'rate_limited', waitMs: 0 })).toBe(true);
+    expect(limiter.allowed).toBe(1);
+    const [alone] = await take(limiter, 1);
+    expect(alone.leave({ kind: 'rate_limited', waitMs: 0 })).toBe(false);
   });
 
   it('never goes below one; failures that are not rate limits change nothing', async () => {

@@ -6,12 +6,18 @@ import { connection, json, useLoopbackServers } from './loopback.js';
 
 const server = useLoopbackServers();
 
-function recordingGate() {
+/** Records every attempt; `requeue` says which refusals the gate takes on itself (none by default). */
+function recordingGate(requeue: (end: AttemptEnd) => boolean = () => false) {
   const events: Array<'enter' | AttemptEnd> = [];
   const gate: AttemptGate = {
     async enter() {
       events.push('enter');
-      return { leave: (end) => events.push(end) };
+      return {
+        leave: (end) => {
+          events.push(end);
+          return requeue(end);
+        },
+      };
     },
   };
   return { gate, events };
@@ -61,16 +67,55 @@ describe('AttemptGate', () => {
     expect(events.at(-1)).toEqual({ kind: 'ok' });
   });
 
-  it('a 503 without a wait is a plain failure; a 503 with Retry-After asks everyone to slow down', async () => {
+  it('a 500 without a wait is a plain failure; a 500 with Retry-After, a 503 and a 529 (overloaded) ask everyone to slow down', async () => {
     const s = await server((_req, res, _rec, index) => {
-      if (index === 0) json(res, 503, { error: { message: 'down' } });
-      else if (index === 1) json(res, 503, { error: { message: 'down' } }, { 'retry-after': '0' });
+      if (index === 0) json(res, 500, { error: { message: 'down' } });
+      else if (index === 1) json(res, 500, { error: { message: 'down' } }, { 'retry-after': '0' });
+      else if (index === 2) json(res, 503, { error: { message: 'overloaded' } });
+      else if (index === 3) json(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { 'retry-after-ms': '5' });
       else json(res, 200, {});
     });
     const { gate, events } = recordingGate();
-    const res = await sendRequest({ conn: connection(s.url, { gate }), method: 'POST', path: '/chat/completions', body: {} });
+    const res = await sendRequest({ conn: connection(s.url, { gate, retries: 4 }), method: 'POST', path: '/chat/completions', body: {} });
     await res.text();
-    expect(events.filter((e) => e !== 'enter')).toEqual([{ kind: 'failed' }, { kind: 'rate_limited', waitMs: 0 }, { kind: 'ok' }]);
+    expect(events.filter((e) => e !== 'enter')).toEqual([
+      { kind: 'failed' },
+      { kind: 'rate_limited', waitMs: 0 },
+      { kind: 'rate_limited', waitMs: null },
+      { kind: 'rate_limited', waitMs: 5 },
+      { kind: 'ok' },
+    ]);
+  });
+
+  it('a refusal the gate takes on itself queues the request again without spending a retry; a failure still spends one', async () => {
+    const s = await server((_req, res, _rec, index) => {
+      if (index < 4) json(res, 429, { error: { message: 'busy' } }, { 'retry-after-ms': '1' });
+      else if (index === 4) json(res, 500, { error: { message: 'oops' } }, { 'x-should-retry': 'true' });
+      else json(res, 200, { answer: 42 });
+    });
+    const lines: string[] = [];
+    const { gate, events } = recordingGate((end) => end.kind === 'rate_limited');
+    const res = await sendRequest({ conn: connection(s.url, { gate, retries: 1 }), method: 'POST', path: '/chat/completions', body: {}, log: (l) => lines.push(l) });
+    expect(await res.text()).toBe('{"answer":42}');
+    expect(s.requests).toHaveLength(6);
+    expect(events.filter((e) => e === 'enter')).toHaveLength(6);
+    expect(lines.filter((l) => /429 from the gateway: queued again .*not counted as a retry/.test(l))).toHaveLength(4);
+    // The 500 used the one retry: a second failure would have ended the request.
+    expect(lines.filter((l) => /retry 1 of 1/.test(l))).toHaveLength(1);
+  });
+
+  it('a refusal the gate does not take on itself spends the retries as before; x-should-retry: false and a wait over 60 s are never queued again', async () => {
+    const s = await server((_req, res) => json(res, 429, { error: { message: 'busy' } }, { 'retry-after-ms': '1' }));
+    const counted = recordingGate();
+    await expect(sendRequest({ conn: connection(s.url, { gate: counted.gate, retries: 2 }), method: 'POST', path: '/chat/completions', body: {} })).rejects.toThrow(/HTTP 429/);
+    expect(s.requests).toHaveLength(3);
+
+    for (const headers of [{ 'x-should-retry': 'false' }, { 'retry-after': '3600' }] as Array<Record<string, string>>) {
+      const t = await server((_req, res) => json(res, 429, { error: { message: 'quota' } }, headers));
+      const taking = recordingGate(() => true);
+      await expect(sendRequest({ conn: connection(t.url, { gate: taking.gate, retries: 2 }), method: 'POST', path: '/chat/completions', body: {} })).rejects.toThrow(/HTTP 429/);
+      expect(t.requests).toHaveLength(1);
+    }
   });
 
   it('a connection refused ends as failed, once per attempt', async () => {
