@@ -27,8 +27,9 @@ function sink() {
   return { stream: { write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WriteStream, text: () => text };
 }
 
-async function run(action: ConfigAction, args: string[], opts: ConfigCommandOptions = {}, stdin?: NodeJS.ReadStream) {
+async function run(action: ConfigAction, args: string[], opts: ConfigCommandOptions = {}, stdin?: NodeJS.ReadStream, stdoutIsTTY = false) {
   const out = sink();
+  if (stdoutIsTTY) Object.assign(out.stream, { isTTY: true });
   const err = sink();
   const input = stdin ?? (Object.assign(Readable.from([]), { isTTY: true, setRawMode: () => {} }) as unknown as NodeJS.ReadStream);
   const code = await runConfigCommand(action, args, opts, { stdin: input, stdout: out.stream, stderr: err.stream });
@@ -77,11 +78,15 @@ describe('gatechat config', () => {
     expect(file().headers).toBeUndefined();
   });
 
-  it('get prints the stored value; an unset key prints nothing on stdout', async () => {
+  it('get prints the stored value; an unset key prints nothing (a note on stderr only at a terminal), exit 0', async () => {
     await run('set', ['model', 'gpt-x']);
     expect(await run('get', ['model'])).toMatchObject({ code: 0, out: 'gpt-x\n' });
     expect(await run('get', ['model'], { json: true })).toMatchObject({ code: 0, out: '"gpt-x"\n' });
-    expect(await run('get', ['retries'])).toEqual({ code: 0, out: '', err: 'gatechat: retries is not set\n' });
+    // Read by a script ($(…), stdout a pipe): nothing at all, exit 0. At a terminal: a note on stderr.
+    expect(await run('get', ['retries'])).toEqual({ code: 0, out: '', err: '' });
+    expect(await run('get', ['retries'], {}, undefined, true)).toEqual({ code: 0, out: '', err: 'gatechat: retries is not set\n' });
+    expect(await run('get', ['temperature'], { model: 'fast' })).toEqual({ code: 0, out: '', err: '' });
+    expect(await run('get', ['temperature'], { model: 'fast' }, undefined, true)).toEqual({ code: 0, out: '', err: 'gatechat: temperature is not set for model fast\n' });
     await expect(run('get', ['model'], { profile: 'nope' })).rejects.toThrow(/no profile named "nope"/);
   });
 

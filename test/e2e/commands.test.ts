@@ -38,6 +38,15 @@ describe('config', () => {
 
     expect((await runCli(['config', 'unset', 'model'], { env: ctx.user.env() })).code).toBe(0);
     expect((await runCli(['--no-save', 'hi'], { env: ctx.user.env() })).code).toBe(2);
+    // What a script reading an unset key sees ($(…)): nothing at all, exit 0 (README, Configuration).
+    expect(await runCli(['config', 'get', 'model'], { env: ctx.user.env() })).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('config unset headers NAME removes that header only (README, Configuration)', async () => {
+    await runCli(['config', 'set', 'headers', 'X-Team: search'], { env: ctx.user.env() });
+    await runCli(['config', 'set', 'headers', 'X-Other: 1'], { env: ctx.user.env() });
+    expect((await runCli(['config', 'unset', 'headers', 'X-Team'], { env: ctx.user.env() })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'headers'], { env: ctx.user.env() })).stdout).toBe('X-Other: 1\n');
   });
 
   it('precedence: flag over environment over profile over top level', async () => {

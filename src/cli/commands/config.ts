@@ -28,9 +28,11 @@ import { readAllBytes, stripOneNewline } from '../../session/stdin.js';
 
 // `gatechat config set|get|unset|list|path`. Usage problems are thrown as GatechatError (main
 // prints them, exit 2); the return value is the exit code of a normal outcome. `get` of a key that
-// is not set prints nothing on stdout (a note on stderr) and exits 0: `git config` exits 1 there,
-// but SPEC §4 reserves exit 1 for internal errors, and no stored value is ever the empty string,
-// so `[ -n "$(gatechat config get model)" ]` is the test for "is it set".
+// is not set prints nothing and exits 0: `git config` exits 1 there, but SPEC §4 reserves exit 1
+// for internal errors, and no stored value is ever the empty string, so
+// `[ -n "$(gatechat config get model)" ]` is the test for "is it set". An unset key is a normal
+// answer for a script reading an optional key, not a problem to report on its stderr; only a
+// person looking at a terminal gets a note saying so (stdout a TTY).
 
 export type ConfigAction = 'set' | 'get' | 'unset' | 'list' | 'path';
 
@@ -137,6 +139,12 @@ async function setKey(store: ConfigStore, args: string[], profile: string | unde
   return ExitCode.ok;
 }
 
+/** `get` of an unset key: nothing on stdout, exit 0; the note only for a person at a terminal. */
+function notSet(io: ConfigIo, note: string): number {
+  if (io.stdout.isTTY) io.stderr.write(`gatechat: ${note}\n`);
+  return ExitCode.ok;
+}
+
 function getKey(store: ConfigStore, args: string[], profile: string | undefined, opts: ConfigCommandOptions, io: ConfigIo): number {
   const key = keyArg('get', args, profile);
   const file = store.snapshot();
@@ -145,10 +153,7 @@ function getKey(store: ConfigStore, args: string[], profile: string | undefined,
   }
   // The value stored in that scope only (what set/unset act on); `config list` shows inheritance.
   const value = store.get(key, profile);
-  if (value === undefined) {
-    io.stderr.write(`gatechat: ${key} is not set${profile ? ` in profile ${profile}` : ''}\n`);
-    return ExitCode.ok;
-  }
+  if (value === undefined) return notSet(io, `${key} is not set${profile ? ` in profile ${profile}` : ''}`);
   const shown = displayValue(key, value, Boolean(opts.showSecrets));
   io.stdout.write(opts.json ? `${JSON.stringify(shown)}\n` : formatValue(shown, '\n'));
   return ExitCode.ok;
@@ -293,10 +298,7 @@ function runModelEntryCommand(
     case 'get': {
       const key = entryKeyArg(true)!;
       const value = storedEntry(profile === undefined ? store.snapshot() : store.snapshot().profiles?.[profile], name)?.[key];
-      if (value === undefined) {
-        io.stderr.write(`gatechat: ${key} is not set for model ${name}${where}\n`);
-        return ExitCode.ok;
-      }
+      if (value === undefined) return notSet(io, `${key} is not set for model ${name}${where}`);
       io.stdout.write(opts.json ? `${JSON.stringify(value)}\n` : `${typeof value === 'object' ? JSON.stringify(value) : String(value)}\n`);
       return ExitCode.ok;
     }
