@@ -162,8 +162,9 @@ function buildProgram(): Command {
   addChatOptions(
     program
       .command('demo')
-      .description('start the dev gateway in-process and chat with it: no account or configuration needed')
+      .description('start the dev gateway in-process and chat with it: no account or configuration needed; nothing is recorded')
       .argument('[prompt...]', 'prompt (none on a terminal: interactive chat)'),
+    { saved: false },
   ).action((prompt: string[], raw: RawChatOptions, command: Command) =>
     run(async () => {
       const options = validateChatOptions(raw, command);

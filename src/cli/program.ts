@@ -7,7 +7,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function addConnectionOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'gateway base URL; an empty path gets /v1 (config: base-url)')
-    .option('--auth <mode>', 'auth header: bearer or x-api-key (default: bearer)')
+    .option('--auth <bearer|x-api-key>', 'auth header (default: bearer)')
     .option('-H, --header <"Name: value">', 'extra request header, repeatable', collect)
     .option('--timeout <s>', 'idle timeout between stream events and time to response headers, seconds (default: 120)')
     .option('--connect-timeout <s>', 'TCP/TLS connect timeout, seconds (default: 10)')
@@ -19,24 +19,30 @@ export function addConnectionOptions(command: Command): Command {
 
 /**
  * Options shared by the one-shot root command, `chat` and `demo` (SPEC §2). `chat` has no one
- * answer to extract or request to preview: without `oneShot` it does not take -x or --dry-run.
+ * answer to extract or request to preview, nor several to compare: without `oneShot` it does not take
+ * -x or --dry-run, and -m names one model. `demo` records nothing (`saved: false`): its conversations
+ * belong to a gateway that is gone when it ends, so it takes none of -c, --cid, --no-save.
  */
-export function addChatOptions(command: Command, { oneShot = true }: { oneShot?: boolean } = {}): Command {
+export function addChatOptions(command: Command, { oneShot = true, saved = true }: { oneShot?: boolean; saved?: boolean } = {}): Command {
   command
-    .option('-m, --model <id>', 'model id or alias (config: model); repeat it to compare models: one prompt to each at once', collect)
+    .option('-m, --model <id>', oneShot ? 'model id or alias (config: model); repeat it to compare models: one prompt to each at once' : 'model id or alias (config: model); one model (compare models one-shot: gatechat -m A -m B "prompt")', collect)
     .option('-t, --temperature <n>', 'sampling temperature, a number ≥ 0 (default: not sent; model ranges differ)')
     .option('--max-tokens <n>', 'maximum output tokens, a positive integer (default: not sent on Chat Completions, 4096 on Messages)')
     .option('--stream', 'stream the answer over SSE (default: on)')
     .option('--no-stream', 'ask for a single JSON response instead of a stream')
     .option('-s, --system <text>', 'system prompt (default: none)')
-    .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
+    .option('--api <chat|messages>', 'gateway interface (default: chat)')
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
     .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
-    .option('--schema <json|file|fields>', 'ask for JSON matching a schema and check the answer (inline JSON Schema, a file, or fields: "name, age int, tags: short labels"); exit 9 when it does not match')
-    .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
-    .option('--cid <id>', 'continue conversation <id>, or the one whose id starts so (see: gatechat history list)')
-    .option('--no-save', 'do not record this exchange (default: recorded)')
+    .option('--schema <json|file|fields>', 'ask for JSON matching a schema and check the answer (inline JSON Schema, a file, or fields: "name, age int, tags: short labels"); exit 9 when it does not match');
+  if (saved) {
+    command
+      .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
+      .option('--cid <id>', 'continue conversation <id>, or the one whose id starts so (see: gatechat history list)')
+      .option('--no-save', 'do not record this exchange (default: recorded)');
+  }
+  command
     .option('--no-stdin', 'do not read piped stdin')
     .option('--json', 'print one JSON object when done')
     .option('--jsonl', 'print one JSON event per line while streaming')
@@ -59,13 +65,13 @@ export function addBatchOptions(command: Command): Command {
     .option('-t, --temperature <n>', 'temperature for lines without "temperature" (default: not sent)')
     .option('--max-tokens <n>', 'maximum output tokens for lines without "max_tokens"')
     .option('-s, --system <text>', 'system prompt for lines without "system"')
-    .option('--api <api>', 'gateway interface: chat or messages (default: chat)')
+    .option('--api <chat|messages>', 'gateway interface (default: chat)')
     .option('--stream', 'stream each answer over SSE (default: on)')
     .option('--no-stream', 'ask for single JSON responses instead of streams')
     .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form')
     .option('-o, --option <key=value>', 'extra request body field for every line, repeatable; a line\'s "options" add to them', collect)
     .option('--schema <json|file|fields>', 'ask every line for JSON matching a schema and check it (a line\'s "schema" replaces it); a mismatch is an error line, exit 9')
-    .option('-a, --attach <path>', 'attach a file, image, PDF or directory to every line (a line\'s "attach" adds its own); repeatable', collect)
+    .option('-a, --attach <path|->', 'attach a file, image, PDF or directory to every line (a line\'s "attach" adds its own); - reads stdin when the input is a file; repeatable', collect)
     .option('--save', 'record each line as a saved conversation (default: not saved in batch)');
   return addConnectionOptions(command);
 }

@@ -142,6 +142,25 @@ describe('--help lists the options this file covers, with their defaults', () =>
     expect(refused.stderr).toBe('gatechat: -x, --extract does not apply to "gatechat chat" (see: gatechat chat --help)\n');
   });
 
+  it('chat --help does not offer -m repeated (compare), which chat refuses; the one-shot help does', async () => {
+    const chat = await help(['chat']);
+    expect(chat).toMatch(/-m, --model <id> model id or alias \(config: model\); one model \(compare models one-shot: gatechat -m A -m B "prompt"\)/);
+    expect(chat).not.toContain('repeat it to compare');
+    expect(await help([])).toContain('repeat it to compare models');
+    const refused = await cli(['chat', '-m', 'echo', '-m', 'lorem-3']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/chat talks to one model at a time/);
+  });
+
+  it('demo --help says it records nothing and offers none of -c, --cid, --no-save; they are refused there', async () => {
+    const demo = await help(['demo']);
+    expect(demo).toContain('nothing is recorded');
+    for (const option of ['--continue', '--cid', '--no-save', '(default: recorded)']) expect(demo).not.toContain(option);
+    const refused = await cli(['demo', '-c', 'hi']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/unknown option '-c'/);
+  });
+
   it('serve --help gives each option its default', async () => {
     const text = await help(['serve']);
     expect(text).toContain('--port <n> port (0: any free port) (default: "8787")');

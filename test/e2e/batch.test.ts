@@ -337,6 +337,19 @@ describe('batch: rate limits', () => {
   });
 });
 
+describe('batch: -a - (batch --help: <path|->)', () => {
+  it('attaches stdin to every line of a file input; refused when stdin is the input', async () => {
+    const input = writeInput('attach-stdin.jsonl', ['q1', 'q2']);
+    const result = await batch([input, '-a', '-', '-m', 'echo'], { stdin: 'from stdin' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(promptsSent().every((p) => p.includes('from stdin'))).toBe(true);
+    expect(promptsSent()).toHaveLength(2);
+    const refused = await batch(['-', '-a', '-', '-m', 'echo'], { stdin: '"q"\n' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--attach -: stdin holds the batch input/);
+  });
+});
+
 describe('batch: usage errors', () => {
   it('a missing input file, a bad --concurrency: exit 2, one line', async () => {
     const missing = await batch([join(ctx.user.home, 'nope.jsonl'), '-m', 'echo']);

@@ -171,6 +171,19 @@ describe('models, demo', () => {
     expect(result.stdout).toBe('hello\n');
   });
 
+  it('demo records nothing: -c afterwards continues the last real conversation', async () => {
+    const real = await runCli(['--base-url', ctx.base, '-m', 'echo', 'the real question'], { env: ctx.user.env() });
+    expect(real.code, real.stderr).toBe(0);
+    const conversations = () => readdirSync(join(ctx.user.dataDir, 'conversations'));
+    expect(conversations()).toHaveLength(1);
+    expect((await runCli(['demo', 'a demo question'], { env: ctx.user.env() })).code).toBe(0);
+    expect(conversations()).toHaveLength(1);
+    const next = await runCli(['--base-url', ctx.base, '-c', 'and then?'], { env: ctx.user.env() });
+    expect(next.code, next.stderr).toBe(0);
+    const messages = (ctx.gateway.requests.at(-1)!.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content);
+    expect(messages).toEqual(['the real question', 'the real question', 'and then?']);
+  });
+
   it('--version and --help', async () => {
     const version = await runCli(['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);

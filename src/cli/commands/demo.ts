@@ -6,7 +6,9 @@ type Run = (options: ChatModeOptions, prompt: string[]) => Promise<number>;
 
 /**
  * `gatechat demo`: the dev gateway in-process on a free loopback port, so a new user sees the whole
- * tool work with no account. The user's own config and key are never used (nor sent) here.
+ * tool work with no account. The user's own config and key are never used (nor sent) here, and
+ * nothing is recorded: a demo conversation continued later (`gatechat -c`) would go to a gateway
+ * that no longer exists, and it would stand in front of the user's own latest conversation.
  */
 export async function runDemo(options: ChatModeOptions, prompt: string[], io: Io, run: Run): Promise<number> {
   const { startGateway } = await import('../../gateway/server.js');
@@ -18,7 +20,7 @@ export async function runDemo(options: ChatModeOptions, prompt: string[], io: Io
       ...options.flags,
       baseUrl: `${gateway.url}/v1`,
       model: options.flags.model ?? 'echo',
-      save: options.flags.save ?? false,
+      save: false,
     },
   };
   if (!options.quiet && options.output === 'auto') {
