@@ -111,7 +111,7 @@ function buildJsonAnswer(api: Api, bad: boolean, body: Record<string, unknown>, 
   const requested = requestedSchema(api, body);
   if (!requested) {
     const where = api === 'chat' ? 'response_format {"type":"json_schema"}' : 'a tool forced by tool_choice {"type":"tool"}';
-    return { ok: false, message: `model 'json' answers the request's schema, but the request has none (send ${where})`, param: api === 'chat' ? 'response_format' : 'tool_choice' };
+    return { ok: false, message: `model '${bad ? 'json-bad' : 'json'}' answers the request's schema, but the request has none (send ${where})`, param: api === 'chat' ? 'response_format' : 'tool_choice' };
   }
   const document = bad ? brokenSample(requested.schema) : sampleFor(requested.schema, 'answer');
   const json = JSON.stringify(document, null, 2);

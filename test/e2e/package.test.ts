@@ -5,8 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { describeInTerminal, shellQuote, TmuxSession } from '../helpers/tmux.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -25,14 +26,18 @@ function diskUsage(path: string): number {
   return readdirSync(path).reduce((sum, name) => sum + diskUsage(join(path, name)), stat.blocks * 512);
 }
 
+// An npm with its own empty cache and HOME: nothing can come from a previous install.
+const env = { ...process.env, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+let tarball = '';
+beforeAll(async () => {
+  // dist/ is built by `npm test` before the suite; --ignore-scripts keeps this test from rebuilding it under other tests.
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work, repoRoot], { env, cwd: work });
+  const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
+  tarball = join(work, filename);
+}, 120_000);
+
 describe('npm pack → npm install -g --offline', () => {
   it('installs alone, offline, in ≤ 10 MB, and gatechat demo answers', { timeout: 120_000 }, async () => {
-    // An npm with its own empty cache and HOME: nothing can come from a previous install.
-    const env = { ...process.env, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
-    // dist/ is built by `npm test` before the suite; --ignore-scripts keeps this test from rebuilding it under other tests.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work, repoRoot], { env, cwd: work });
-    const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
-    const tarball = join(work, filename);
 
     const prefix = join(work, 'prefix');
     await run('npm', ['install', '-g', '--prefix', prefix, '--offline', tarball], { env, cwd: work });
@@ -50,5 +55,26 @@ describe('npm pack → npm install -g --offline', () => {
     expect(demo.stdout).toBe('hello from the package\n');
     const version = await run(bin, ['--version'], { env: { PATH: process.env.PATH } });
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
+  });
+});
+
+describeInTerminal('the README\'s npx command', () => {
+  it('runs the tarball\'s demo from a terminal without waiting for a question nobody answers', { timeout: 120_000 }, async () => {
+    // The line as the README gives it (Installing the package), with this build's tarball name.
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const line = readme.split('\n').find((l) => /^npx .*gatechat-[\w.-]+\.tgz demo/.test(l));
+    expect(line, 'an npx line in the README').toBeDefined();
+    const command = line!.replace(/\s+#.*$/, '').replace(/\.\/gatechat-[\w.-]+\.tgz/, `./${tarball.split('/').at(-1)}`);
+    // A fresh npx cache (the tarball is not installed yet), offline; stdin and stdout a terminal.
+    const session = TmuxSession.start(`sh -c ${shellQuote(`cd ${shellQuote(work)} && ${command}`)}`, {
+      env: { HOME: work, npm_config_cache: join(work, 'npx-cache'), npm_config_offline: 'true', npm_config_update_notifier: 'false', GATECHAT_CONFIG_DIR: join(work, 'cfg'), GATECHAT_DATA_DIR: join(work, 'data') },
+    });
+    try {
+      expect(await session.waitForExit(90_000), session.screen()).toBe(0);
+      expect(session.screen()).toMatch(/^\s*hello\s*$/m);
+      expect(session.screen()).not.toContain('Ok to proceed');
+    } finally {
+      session.kill();
+    }
   });
 });
