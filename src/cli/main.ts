@@ -149,7 +149,7 @@ function buildProgram(): Command {
     .description('run the embedded dev gateway (both interfaces, deterministic and fault models)')
     .option('--port <n>', 'port (0: any free port)', '8787')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--api-key <key>', 'require this key (Bearer or x-api-key) (default: GATECHAT_SERVE_API_KEY, else none)')
+    .option('--api-key <key>', 'require this key (Bearer or x-api-key) on every path, the request log included (default: GATECHAT_SERVE_API_KEY, else none)')
     .action((opts: { port: string; host: string; apiKey?: string }) =>
       run(async () => {
         const port = Number(opts.port);

@@ -8,7 +8,9 @@ import { randomId } from './answer.js';
 import { handleCompletion } from './completion.js';
 import { sendReply } from './engine.js';
 import { errorReply, type ErrorReply, type FlakyCounters } from './faults.js';
+import { hostAllowed } from './host-check.js';
 import { LISTED_MODELS } from './models.js';
+import { RequestLog } from './request-log.js';
 import type { Api, GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
 
 export type { GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
@@ -52,22 +54,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-/** `sk-…1234`: enough to tell keys apart in the request log endpoint, never the key itself. */
-function mask(secret: string): string {
-  return secret.length <= 8 ? '…' : `${secret.slice(0, 3)}…${secret.slice(-4)}`;
-}
-
-function redactHeaders(headers: RecordedRequest['headers']): RecordedRequest['headers'] {
-  const out: RecordedRequest['headers'] = { ...headers };
-  for (const name of ['authorization', 'proxy-authorization', 'x-api-key', 'cookie']) {
-    const value = out[name];
-    if (typeof value !== 'string') continue;
-    const scheme = value.match(/^(\w+)\s+(.*)$/);
-    out[name] = name.endsWith('authorization') && scheme ? `${scheme[1]} ${mask(scheme[2])}` : mask(value);
-  }
-  return out;
-}
-
 function authorized(req: IncomingMessage, apiKey: string): boolean {
   const bearer = String(req.headers.authorization ?? '').match(/^Bearer\s+(.+)$/i);
   return (bearer !== null && bearer[1].trim() === apiKey) || req.headers['x-api-key'] === apiKey;
@@ -86,7 +72,10 @@ function json(status: number, value: unknown, headers: Record<string, string> = 
 }
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
-  const requests: RecordedRequest[] = [];
+  const log = new RequestLog();
+  const requests = log.entries;
+  const listenHost = opts.host ?? '127.0.0.1';
+  let port = 0; // known once listening, before the first request
   const flaky: FlakyCounters = new Map();
   // Completion requests being answered, and the most at once since the last reset (batch tests
   // check that a client backs off: the gateway's own count is the ground truth).
@@ -97,11 +86,24 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const method = req.method ?? 'GET';
     const requestId = randomId('req_');
     const idHeaders = { 'x-request-id': requestId, 'request-id': requestId };
+    const api: Api = route.kind === 'completion' ? route.api : 'chat';
+    // Refused before anything is read or stored: a page rebinding its name to this address, a client
+    // without the key (every route needs it, the request log most of all: it holds every prompt).
+    if (!hostAllowed(req.headers.host, listenHost, port)) {
+      req.resume();
+      sendReply(res, errorReply(api, 421, `gatechat dev gateway: Host ${JSON.stringify(req.headers.host ?? '')} does not name the address it listens on (use 127.0.0.1:${port} or localhost:${port})`, { code: 'misdirected_request' }));
+      return;
+    }
+    if (opts.apiKey !== undefined && !authorized(req, opts.apiKey)) {
+      req.resume();
+      const refused = authFailure(api, req);
+      sendReply(res, { ...refused, headers: { ...refused.headers, ...idHeaders } });
+      return;
+    }
     if (route.kind === 'control') {
-      if (method === 'GET') sendReply(res, json(200, requests.map((r) => ({ ...r, headers: redactHeaders(r.headers) }))));
+      if (method === 'GET') sendReply(res, json(200, log.served()));
       else if (method === 'DELETE') {
-        const deleted = requests.length;
-        requests.length = 0;
+        const deleted = log.clear();
         flaky.clear();
         load.peak = load.inFlight;
         sendReply(res, json(200, { deleted }));
@@ -112,7 +114,6 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       sendReply(res, method === 'GET' ? json(200, stats()) : json(405, { error: { message: `${method} ${path} is not supported; use GET`, type: 'invalid_request_error', param: null, code: null } }));
       return;
     }
-    const api: Api = route.kind === 'completion' ? route.api : 'chat';
     const raw = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
     let body: unknown = null;
     let parsed = true;
@@ -128,7 +129,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const model = body && typeof body === 'object' && typeof (body as Record<string, unknown>).model === 'string' ? ((body as Record<string, unknown>).model as string) : null;
     meta.model = model;
     const inFlight = route.kind === 'completion' ? enter(res) : undefined;
-    requests.push({ method, path, headers: { ...req.headers }, body, model, ...(inFlight !== undefined ? { in_flight: inFlight } : {}) });
+    log.add({ method, path, headers: { ...req.headers }, body, model, ...(inFlight !== undefined ? { in_flight: inFlight } : {}) }, raw?.length ?? 0);
 
     const reply = (r: ErrorReply) => sendReply(res, { ...r, headers: { ...r.headers, ...idHeaders } });
     if (route.kind === 'unknown') {
@@ -138,10 +139,6 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const expected = route.kind === 'models' ? 'GET' : 'POST';
     if (method !== expected) {
       reply(errorReply(api, 405, `gatechat dev gateway: ${method} ${path} is not supported; use ${expected}`, { code: 'method_not_allowed', headers: { allow: expected } }));
-      return;
-    }
-    if (opts.apiKey !== undefined && !authorized(req, opts.apiKey)) {
-      reply(authFailure(api, req));
       return;
     }
     if (route.kind === 'models') {
@@ -188,12 +185,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+    server.listen(opts.port ?? 0, listenHost, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
+  port = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
   return {

@@ -32,11 +32,12 @@ afterEach(async () => {
 });
 
 // An https:// gateway: a TLS front (the test certificate, trusted through NODE_EXTRA_CA_CERTS) that
-// passes every request on to the dev gateway.
+// passes every request on to the dev gateway, naming it in Host as nginx's proxy_pass does (the dev
+// gateway answers only a Host that names its own address, SPEC §20).
 beforeAll(async () => {
   const dir = join(repoRoot, 'test', 'fixtures', 'tls');
   const server = createHttpsServer({ cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) }, (req, res) => {
-    const upstream = httpRequest(new URL(req.url ?? '/', ctx.gateway.url), { method: req.method, headers: req.headers }, (answer) => {
+    const upstream = httpRequest(new URL(req.url ?? '/', ctx.gateway.url), { method: req.method, headers: { ...req.headers, host: new URL(ctx.gateway.url).host } }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });

@@ -70,7 +70,7 @@ it('prints where it listens and a sample command, logs requests, exits 0 on SIGT
   });
   expect((await res.json().then((v: any) => v)).choices[0].message.content).toBe('over the wire');
   await server.waitFor(/POST \/v1\/chat\/completions echo 200 \d+ms/);
-  const log = await (await fetch(`${base.replace(/\/v1$/, '')}/__gatechat/requests`)).json().then((v: any) => v);
+  const log = await (await fetch(`${base.replace(/\/v1$/, '')}/__gatechat/requests`, { headers: { 'x-api-key': KEY } })).json().then((v: any) => v);
   expect(log).toHaveLength(1);
   server.child.kill('SIGTERM');
   expect(await exited(server.child)).toBe(0);

@@ -11,7 +11,9 @@ export function useGateway(options: { apiKey?: string; log?: (line: string) => v
     gateway = await startGateway({ port: 0, ...options });
   });
   beforeEach(async () => {
-    await fetch(`${gateway.url}/__gatechat/requests`, { method: 'DELETE' });
+    // With --api-key the request log needs the key too (SPEC §20).
+    const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+    await fetch(`${gateway.url}/__gatechat/requests`, { method: 'DELETE', headers });
   });
   afterAll(async () => {
     await gateway.close();
