@@ -189,7 +189,7 @@ function latestCid(store: ConversationStore): string {
  * Attachments alone are a message.
  */
 export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<{ prompt: string; attachments: Attachment[] }> {
-  const attachments = await readAttachments(options.attach, { stdin: io.stdin });
+  const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn });
   const prompt = await readPromptInput({
     stdin: io.stdin,
     args: promptArgs,

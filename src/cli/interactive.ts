@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
 import { dataDir } from '../session/paths.js';
-import { openSession, type Io } from './context.js';
+import { diagnostics, openSession, type Io } from './context.js';
 import { readAttachments } from '../session/attachments.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
@@ -17,7 +17,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
   const { conversation, settings, conn, showRetryNotices } = await openSession(options, io);
   // Read (and refused) before the UI starts; they go with the first message.
-  const attachments = await readAttachments(options.attach);
+  const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn });
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
   if (isDumbTerminal()) {
     // No cursor movement at all: a plain line-by-line chat instead of the Ink UI (SPEC §8).

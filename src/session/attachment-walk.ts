@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
@@ -48,13 +48,29 @@ function isIgnored(rules: Rules[], absolute: string, isDir: boolean): boolean {
   return ignored;
 }
 
+export interface DirectoryListing {
+  /** What may be attached, each path joined to `root` as the user wrote it. */
+  files: Array<{ path: string; size: number }>;
+  /** Links not followed because they leave `root` or lead to what would not be attached (paths relative to `root`). */
+  skippedLinks: string[];
+}
+
+type Slot = { kind: 'file'; path: string; size: number } | { kind: 'link'; path: string; absolute: string; rel: string };
+
 /**
- * Every file under `root` that may be attached, in a stable (sorted, depth-first) order, with its
- * size, each path joined to `root` as the user wrote it. Symbolic links to directories are not
- * followed (no loops); links to files are.
+ * Every file under `root` that may be attached, in a stable (sorted, depth-first) order, with its size.
+ * A symbolic link is followed only to a file that is attached itself (SPEC §20): inside `root`, not
+ * hidden, not ignored. So a repository someone sent with `notes.md -> ~/.config/gatechat/config.json`
+ * or `config.txt -> .env` attaches neither; such links are reported. A link to a directory inside
+ * `root` is left alone quietly (no loops; its files come through their own path), so is a dangling one.
  */
-export function listTextFileCandidates(root: string): Array<{ path: string; size: number }> {
-  const files: Array<{ path: string; size: number }> = [];
+export function listTextFileCandidates(root: string): DirectoryListing {
+  const slots: Slot[] = [];
+  const absoluteRoot = resolve(root);
+  const realRoot = realpathSync(absoluteRoot);
+  // Real paths of the regular files the walk attaches: what a link may lead to. The walk enters no
+  // linked directory, so a file's real path is the real root joined with its path below the root.
+  const attachable = new Set<string>();
   const visit = (dir: string, shown: string, rules: Rules[]): void => {
     const own = rulesIn(dir);
     const active = own ? [...rules, own] : rules;
@@ -67,20 +83,45 @@ export function listTextFileCandidates(root: string): Array<{ path: string; size
         if (!isIgnored(active, absolute, true)) visit(absolute, path, active);
         continue;
       }
+      // git keeps a link as a file of its own: its name is matched as a file's.
       if (isIgnored(active, absolute, false)) continue;
+      const rel = relative(absoluteRoot, absolute);
+      if (entry.isSymbolicLink()) {
+        slots.push({ kind: 'link', path, absolute, rel });
+        continue;
+      }
       let size: number;
       try {
-        // stat follows a link: a link to a file counts, one to a directory is skipped (no loops).
         const stat = statSync(absolute);
         if (!stat.isFile()) continue;
         size = stat.size;
       } catch {
-        continue; // a dangling link
+        continue; // gone since it was listed
       }
-      files.push({ path, size });
+      attachable.add(join(realRoot, rel));
+      slots.push({ kind: 'file', path, size });
     }
   };
-  const absoluteRoot = resolve(root);
   visit(absoluteRoot, root, enclosingRules(absoluteRoot));
-  return files;
+
+  const files: DirectoryListing['files'] = [];
+  const skippedLinks: string[] = [];
+  for (const slot of slots) {
+    if (slot.kind === 'file') {
+      files.push(slot);
+      continue;
+    }
+    let target: string;
+    let stat;
+    try {
+      target = realpathSync(slot.absolute);
+      stat = statSync(target);
+    } catch {
+      continue; // dangling: leads nowhere, reveals nothing
+    }
+    const inside = target === realRoot || target.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+    if (stat.isFile() && attachable.has(target)) files.push({ path: slot.path, size: stat.size });
+    else if (!(stat.isDirectory() && inside)) skippedLinks.push(slot.rel.split(sep).join('/'));
+  }
+  return { files, skippedLinks };
 }

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { sep } from 'node:path';
 import type { Attachment, ImageMime } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import { readAllBytes } from './stdin.js';
@@ -108,6 +109,21 @@ function readFileBounded(path: string, size: number): Buffer {
 export interface ReadAttachmentsOptions {
   /** Where `-` reads from. */
   stdin?: NodeJS.ReadableStream;
+  /**
+   * Where the line naming skipped links goes (stderr, a chat notice). Required, so that no caller can
+   * skip links without saying so.
+   */
+  warn: (line: string) => void;
+}
+
+/** Names shown in the skipped-links line; a tree full of links is summarised after these. */
+const MAX_NAMED_LINKS = 20;
+
+/** `skipped 2 links that leave repo/: config.txt, notes.md` (SPEC §20). */
+export function skippedLinksLine(root: string, links: string[]): string {
+  const named = links.slice(0, MAX_NAMED_LINKS).join(', ') + (links.length > MAX_NAMED_LINKS ? `, and ${links.length - MAX_NAMED_LINKS} more` : '');
+  const dir = root.endsWith('/') || root.endsWith(sep) ? root : `${root}/`;
+  return links.length === 1 ? `skipped 1 link that leaves ${dir}: ${named}` : `skipped ${links.length} links that leave ${dir}: ${named}`;
 }
 
 /**
@@ -115,7 +131,7 @@ export interface ReadAttachmentsOptions {
  * is none gatechat sends; a directory gives its text files (recursively, .gitignore honoured, dot
  * entries skipped) and quietly leaves out the rest. Limits: see checkAttachmentLimits().
  */
-export async function readAttachments(paths: string[], options: ReadAttachmentsOptions = {}): Promise<Attachment[]> {
+export async function readAttachments(paths: string[], options: ReadAttachmentsOptions): Promise<Attachment[]> {
   const attachments: Attachment[] = [];
   for (const path of paths) {
     if (path === '-') {
@@ -135,7 +151,9 @@ export async function readAttachments(paths: string[], options: ReadAttachmentsO
     if (stat.isDirectory()) {
       // The .gitignore matcher is loaded only when a directory is attached.
       const { listTextFileCandidates } = await import('./attachment-walk.js');
-      const found = listTextFileCandidates(path).flatMap(({ path: file, size }) => {
+      const listing = listTextFileCandidates(path);
+      if (listing.skippedLinks.length > 0) options.warn(skippedLinksLine(path, listing.skippedLinks));
+      const found = listing.files.flatMap(({ path: file, size }) => {
         // A big binary (a video, a database) in the tree is left out like any binary, unread.
         if (size > MAX_TEXT_BYTES && !looksLikeText(file)) return [];
         const attachment = attachmentFromBytes(file, readFileBounded(file, size));

@@ -1,6 +1,6 @@
 // -a / --attach as a user meets it (SPEC §12): the built binary against the dev gateway over real
 // loopback HTTP, checking the exact request bodies, the limits (nothing sent) and saved conversations.
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -64,6 +64,41 @@ describe('text attachments', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(body().messages[0].content[0].type).toBe('image_url');
     expect(result.stdout).toBe('[image image/png 100 bytes]\nwhat is this\n');
+  });
+});
+
+describe('symbolic links in an attached directory (SPEC §20)', () => {
+  it('follows a link only to a file inside the directory that would be attached itself; names the others in one line', async () => {
+    const secret = file('config/gatechat/config.json', '{"api-key":"sk-LEAKED-0001"}\n');
+    file('repo/.env', 'SECRET=LEAKED-0002\n');
+    file('repo/.gitignore', 'build/\n');
+    file('repo/build/out.md', 'LEAKED-0003 generated\n');
+    file('repo/docs/guide.md', 'the guide\n');
+    file('repo/readme.md', 'read me\n');
+    const repo = join(ctx.user.home, 'repo');
+    symlinkSync('.env', join(repo, 'config.txt'));
+    symlinkSync(secret, join(repo, 'notes.md'));
+    symlinkSync('../build/out.md', join(repo, 'docs', 'generated.md'));
+    symlinkSync('docs/guide.md', join(repo, 'guide-link.md'));
+    symlinkSync(join(ctx.user.home, 'config'), join(repo, 'settings'));
+    symlinkSync('missing.md', join(repo, 'dangling.md'));
+    const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '-a', 'repo', 'review'], { env: ctx.user.env(), cwd: ctx.user.home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('gatechat: skipped 4 links that leave repo/: config.txt, docs/generated.md, notes.md, settings\n');
+    const sent = JSON.stringify(body());
+    expect(sent).not.toContain('LEAKED');
+    // The link inside goes under its own name, beside its target.
+    expect(body().messages[0].content).toBe(
+      'repo/docs/guide.md\n```\nthe guide\n```\n\nrepo/guide-link.md\n```\nthe guide\n```\n\nrepo/readme.md\n```\nread me\n```\n\nreview',
+    );
+  });
+
+  it('one link is "1 link that leaves"', async () => {
+    file('one/a.md', 'a\n');
+    symlinkSync(join(ctx.user.home, 'one', '..'), join(ctx.user.home, 'one', 'up'));
+    const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '-a', 'one/', 'x'], { env: ctx.user.env(), cwd: ctx.user.home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('gatechat: skipped 1 link that leaves one/: up\n');
   });
 });
 

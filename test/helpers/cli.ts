@@ -19,6 +19,8 @@ export interface CliOptions {
   /** Kill after this many ms (the test then sees signal SIGKILL): a hang must fail, not stall the suite. */
   timeoutMs?: number;
   home?: string;
+  /** The working directory (default: the test runner's). */
+  cwd?: string;
   /** Called once the process is running (e.g. to send it a signal). */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }
@@ -48,6 +50,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   for (const key of Object.keys(baseEnv)) if (/^(https?|no|all)_proxy$/i.test(key)) delete baseEnv[key];
   const child = spawn(process.execPath, [binPath, ...args], {
     env: { ...baseEnv, ...options.env } as NodeJS.ProcessEnv,
+    cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const stdout: Buffer[] = [];

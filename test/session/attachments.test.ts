@@ -47,24 +47,24 @@ describe('directories', () => {
     put('pkg/.cache/c.txt');
     symlinkSync(join(dir, 'pkg'), join(dir, 'pkg', 'sub', 'loop'));
     const root = join(dir, 'pkg');
-    expect(listTextFileCandidates(root).map((f) => f.path)).toEqual([join(root, 'keep.md'), join(root, 'sub', 'b.txt')]);
+    expect(listTextFileCandidates(root).files.map((f) => f.path)).toEqual([join(root, 'keep.md'), join(root, 'sub', 'b.txt')]);
   });
 
   it('leaves out a big binary unread, and refuses a big text file by name', async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatechat-walk-'));
     put('video.mp4', Buffer.alloc(9 * 1024 * 1024, 0));
     put('notes.txt', 'short\n');
-    const found = await readAttachments([dir]);
+    const found = await readAttachments([dir], { warn: () => {} });
     expect(found.map((a) => a.path)).toEqual([join(dir, 'notes.txt')]);
     put('log.txt', 'x'.repeat(9 * 1024 * 1024));
-    await expect(readAttachments([dir])).rejects.toThrow(/log\.txt: .*8 MiB limit/);
+    await expect(readAttachments([dir], { warn: () => {} })).rejects.toThrow(/log\.txt: .*8 MiB limit/);
   });
 
   it('refuses a directory with no text files in it', async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatechat-walk-'));
     put('.hidden/a.txt');
     put('img.png', bytes([0x89], 'PNG\r\n\x1a\n'));
-    await expect(readAttachments([dir])).rejects.toThrow(/holds no text files/);
+    await expect(readAttachments([dir], { warn: () => {} })).rejects.toThrow(/holds no text files/);
   });
 });
 

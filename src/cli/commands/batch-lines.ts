@@ -33,6 +33,8 @@ function remember<V>(cache: Map<string, V>, key: string, value: V): V {
 export class BatchLines {
   private readonly settingsCache = new Map<string, Settings>();
   private readonly schemaCache = new Map<string, Promise<AnswerValidator>>();
+  // A line's files are read twice (the check, then the send): each warning is said once.
+  private readonly warned = new Set<string>();
 
   private constructor(
     private readonly chat: ChatModeOptions,
@@ -41,15 +43,28 @@ export class BatchLines {
     readonly defaults: Settings,
     private readonly sharedAttachments: Attachment[],
     private readonly sharedSchema: PreparedLine['answerSchema'],
+    private readonly warnLine: (line: string) => void,
   ) {}
 
+  private readonly warn = (line: string): void => {
+    if (this.warned.has(line) || this.warned.size >= CACHE_LIMIT) return;
+    this.warned.add(line);
+    this.warnLine(line);
+  };
+
   /** Reads the `-a` files once and compiles `--schema` once, before anything is sent. */
-  static async open(chat: ChatModeOptions, env: Record<string, string | undefined>, file: ConfigFile, stdin: NodeJS.ReadableStream | undefined): Promise<BatchLines> {
+  static async open(
+    chat: ChatModeOptions,
+    env: Record<string, string | undefined>,
+    file: ConfigFile,
+    stdin: NodeJS.ReadableStream | undefined,
+    warn: (line: string) => void,
+  ): Promise<BatchLines> {
     // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
     const defaults = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
-    const attachments = await readAttachments(chat.attach, { stdin });
+    const attachments = await readAttachments(chat.attach, { stdin, warn });
     const schema = chat.schema ? { schema: chat.schema, check: await compileAnswerSchema(chat.schema) } : undefined;
-    return new BatchLines(chat, env, file, defaults, attachments, schema);
+    return new BatchLines(chat, env, file, defaults, attachments, schema, warn);
   }
 
   /** What can be said about a line without reading anything (also run on lines read from stdin). */
@@ -75,7 +90,7 @@ export class BatchLines {
 
   /** Throws UsageError for an attachment or schema that cannot be used: the line is then invalid. */
   async prepare(item: BatchItem): Promise<PreparedLine> {
-    const own = item.attach ? await readAttachments(item.attach) : [];
+    const own = item.attach ? await readAttachments(item.attach, { warn: this.warn }) : [];
     const attachments = own.length ? [...this.sharedAttachments, ...own] : this.sharedAttachments;
     checkAttachmentLimits(attachments, item.prompt);
     const answerSchema = item.schema === undefined ? this.sharedSchema : await this.lineSchema(item.schema);

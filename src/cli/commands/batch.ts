@@ -65,7 +65,9 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   const env = process.env;
   const file: ConfigFile = await openConfigStore().snapshot();
   if (options.input === '-' && chat.attach.includes('-')) throw new UsageError('--attach -: stdin holds the batch input; attach a file instead');
-  const lines = await BatchLines.open(chat, env, file, io.stdin);
+  // Until the progress display exists, a warning is a plain stderr line; then it goes above the display.
+  let warn: (line: string) => void = (line) => void io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`);
+  const lines = await BatchLines.open(chat, env, file, io.stdin, (line) => warn(line));
   const base = lines.defaults;
   if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
 
@@ -99,7 +101,7 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
 
   const live = Boolean(io.stderr.isTTY) && process.env.TERM !== 'dumb';
   const progress = createBatchProgress(io.stderr, { live, total });
-  const warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
+  warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
   // Learned facts (SPEC §11) are recorded once per model, however many lines find them out.
   const learnedModels = new Set<string>();
   const onLearned = (model: string, facts: LearnedFacts) => {

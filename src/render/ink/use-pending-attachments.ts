@@ -29,7 +29,7 @@ export function usePendingAttachments(initial: Attachment[] | undefined, notice:
       setPending([]);
       return notice('attachments cleared', 'dim');
     }
-    readAttachments([path]).then(
+    readAttachments([path], { warn: (line) => notice(line, 'warn') }).then(
       (read) => {
         const next = [...filesRef.current, ...read];
         try {
