@@ -163,7 +163,8 @@ export function validateBatchOptions(input: string, raw: RawChatOptions & RawBat
   if (concurrency > MAX_BATCH_CONCURRENCY) throw new UsageError(`--concurrency: at most ${MAX_BATCH_CONCURRENCY}, got ${concurrency}`);
   if (raw.output !== undefined && !raw.output.trim()) throw new UsageError('--output: expected a file name');
   if (!input.trim()) throw new UsageError('batch: expected a JSONL file or - for stdin');
-  return { input, output: raw.output, concurrency, chat };
+  if (raw.attachRoot !== undefined && !raw.attachRoot.trim()) throw new UsageError('--attach-root: expected a directory');
+  return { input, output: raw.output, concurrency, chat, attachRoot: raw.attachRoot };
 }
 
 export const DEFAULT_BATCH_CONCURRENCY = 4;
@@ -176,4 +177,6 @@ export interface BatchOptions {
   output?: string;
   concurrency: number;
   chat: ChatModeOptions;
+  /** Where a line's files must lie (SPEC §20); undefined: the current directory. */
+  attachRoot?: string;
 }

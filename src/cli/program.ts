@@ -72,6 +72,7 @@ export function addBatchOptions(command: Command): Command {
     .option('-o, --option <key=value>', 'extra request body field for every line, repeatable; a line\'s "options" add to them', collect)
     .option('--schema <json|file|fields>', 'ask every line for JSON matching a schema and check it (a line\'s "schema" replaces it); a mismatch is an error line, exit 9')
     .option('-a, --attach <path|->', 'attach a file, image, PDF or directory to every line (a line\'s "attach" adds its own); - reads stdin when the input is a file; repeatable', collect)
+    .option('--attach-root <dir>', 'a line\'s "attach" (and "schema" file) must lie inside this directory, after symlinks; / allows every path (default: the current directory)')
     .option('--save', 'record each line as a saved conversation (default: not saved in batch)');
   return addConnectionOptions(command);
 }
@@ -79,6 +80,7 @@ export function addBatchOptions(command: Command): Command {
 export interface RawBatchOptions {
   output?: string;
   concurrency?: string;
+  attachRoot?: string;
 }
 
 /** Raw commander values; validated by flags.ts, never trusted as parsed. */

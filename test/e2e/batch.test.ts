@@ -1,7 +1,7 @@
 // `gatechat batch` (SPEC §13) as a user runs it: the built binary against the dev gateway over
 // loopback. Every line answered exactly once across a kill and a rerun, per-line status and exit
 // codes, back-off under a 429 burst (the gateway's own in-flight count), stdin, torn output lines.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -159,7 +159,8 @@ describe('batch: per-line results', () => {
       { id: 'plain', prompt: 'first' },
       { id: 'img', prompt: 'second', attach: [join(ctx.user.home, 'dot.png')] },
     ]);
-    const result = await batch([input, '-m', 'echo', '-a', join(ctx.user.home, 'shared.txt')]);
+    // A line's attachments must lie in the current directory (SPEC §20): the user's home here.
+    const result = await batch([input, '-m', 'echo', '-a', join(ctx.user.home, 'shared.txt')], { cwd: ctx.user.home });
     expect(result.code, result.stderr).toBe(0);
     const lines = new Map(result.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((l) => [l.id, l]));
     expect(lines.get('plain').text).toContain('SHARED NOTE');
@@ -228,6 +229,75 @@ describe('batch: per-line results', () => {
     expect(lines.find((l) => l.id === 2)).toMatchObject({ status: 'invalid', error: { exit_code: 2 } });
     expect(lines.find((l) => l.id === 2)!.error!.message).toMatch(/line 2: unknown field "promt"/);
     expect(promptsSent().sort()).toEqual(['from stdin', 'third']);
+  });
+});
+
+describe('batch: a line attaches only inside the current directory (SPEC §20)', () => {
+  /** A working directory beside a secret, with a link inside that leads to it. */
+  function workspace() {
+    const secret = join(ctx.user.home, 'config', 'gatechat', 'config.json');
+    mkdirSync(join(secret, '..'), { recursive: true });
+    writeFileSync(secret, '{"api-key":"sk-LEAKED-77"}\n');
+    const work = join(ctx.user.home, 'work');
+    mkdirSync(join(work, 'docs'), { recursive: true });
+    writeFileSync(join(work, 'docs', 'notes.md'), 'inside notes\n');
+    symlinkSync(secret, join(work, 'docs', 'sneaky.md'));
+    const input = join(work, 'in.jsonl');
+    const lines = [
+      { id: 'inside', prompt: 'fine', attach: 'docs/notes.md' },
+      { id: 'abs', prompt: 'translate', attach: secret },
+      { id: 'link', prompt: 'x', attach: 'docs/sneaky.md' },
+      { id: 'up', prompt: 'y', attach: ['docs/notes.md', '../config'] },
+      // A "schema" that names a file is read like an attachment (and sent as the schema).
+      { id: 'schema', prompt: 'z', schema: secret },
+    ];
+    writeFileSync(input, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    return { secret, work, input };
+  }
+
+  it('one that leaves it (a path, ../, a link inside that leads out) refuses the batch before anything is sent', async () => {
+    const { secret, work, input } = workspace();
+    const result = await batch([input, '-m', 'echo'], { cwd: work });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(
+      `line 2: "attach": ${secret} is outside the current directory ${work}; pass --attach-root <dir> to allow it (and 3 more malformed lines); nothing was sent`,
+    );
+    expect(ctx.gateway.requests).toHaveLength(0);
+    expect(result.stdout + result.stderr).not.toContain('LEAKED');
+  });
+
+  it('--attach-root <dir> sets the root instead; --attach-root / allows every path', async () => {
+    const { work, input } = workspace();
+    // Without the schema line: allowed, the config file would be refused as a schema.
+    writeFileSync(input, readFileSync(input, 'utf8').split('\n').filter((line) => !line.includes('"schema"')).join('\n'));
+    const refused = await batch([input, '-m', 'echo', '--attach-root', join(work, 'docs')], { cwd: work });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/line 2: "attach": .* is outside --attach-root .*docs; pass --attach-root <dir> to allow it/);
+    for (const root of [ctx.user.home, '/']) {
+      const result = await batch([input, '-m', 'echo', '--attach-root', root], { cwd: work });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('LEAKED');
+    }
+    const missing = await batch([input, '-m', 'echo', '--attach-root', join(work, 'nowhere')], { cwd: work });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^gatechat: --attach-root: .*nowhere.*\n$/);
+  });
+
+  it('from stdin: such a line is recorded as invalid, its file never read nor sent; the others are answered, exit 2', async () => {
+    const { work, input } = workspace();
+    const result = await batch(['-', '-m', 'echo'], { cwd: work, stdin: readFileSync(input) });
+    expect(result.code).toBe(2);
+    const out = new Map(result.stdout.trim().split('\n').map((l) => JSON.parse(l) as OutLine).map((l) => [l.id, l]));
+    expect(out.get('inside')).toMatchObject({ status: 'complete' });
+    expect(out.get('inside')!.text).toContain('inside notes');
+    for (const id of ['abs', 'link', 'up', 'schema']) {
+      expect(out.get(id)).toMatchObject({ status: 'invalid', error: { exit_code: 2 } });
+      expect(out.get(id)!.error!.message).toMatch(/is outside the current directory .*--attach-root <dir>/);
+    }
+    expect(promptsSent()).toEqual(['docs/notes.md\n```\ninside notes\n```\n\nfine']);
+    expect(JSON.stringify(ctx.gateway.requests)).not.toContain('LEAKED');
+    expect(result.stdout + result.stderr).not.toContain('LEAKED');
   });
 });
 

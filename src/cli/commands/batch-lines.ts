@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { UsageError } from '../../exit-codes.js';
+import { outsideRoot, type AttachRoot } from '../../session/attach-root.js';
 import { resolveSettings, type Settings } from '../../config/settings.js';
 import type { ConfigFile } from '../../config/keys.js';
 import type { BatchItem } from '../../session/batch-input.js';
@@ -14,6 +16,26 @@ export interface PreparedLine {
   settings: Settings;
   attachments: Attachment[];
   answerSchema?: { schema: JsonObject; check: AnswerValidator };
+}
+
+export interface BatchLinesContext {
+  env: Record<string, string | undefined>;
+  file: ConfigFile;
+  /** Where `-a -` reads from. */
+  stdin: NodeJS.ReadableStream | undefined;
+  /** Warnings about the files read (skipped links), each said once. */
+  warn: (line: string) => void;
+  /** Where a line's files must lie (SPEC §20). */
+  attachRoot: AttachRoot;
+}
+
+/** A line's "schema" is a file only when one is there (else a field list): only then is it a path to check. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Bounded caches: an input with a different value on every line must not make memory grow. */
@@ -44,6 +66,7 @@ export class BatchLines {
     private readonly sharedAttachments: Attachment[],
     private readonly sharedSchema: PreparedLine['answerSchema'],
     private readonly warnLine: (line: string) => void,
+    private readonly attachRoot: AttachRoot,
   ) {}
 
   private readonly warn = (line: string): void => {
@@ -53,24 +76,25 @@ export class BatchLines {
   };
 
   /** Reads the `-a` files once and compiles `--schema` once, before anything is sent. */
-  static async open(
-    chat: ChatModeOptions,
-    env: Record<string, string | undefined>,
-    file: ConfigFile,
-    stdin: NodeJS.ReadableStream | undefined,
-    warn: (line: string) => void,
-  ): Promise<BatchLines> {
+  static async open(chat: ChatModeOptions, context: BatchLinesContext): Promise<BatchLines> {
+    const { env, file, stdin, warn } = context;
     // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
     const defaults = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
     const attachments = await readAttachments(chat.attach, { stdin, warn });
     const schema = chat.schema ? { schema: chat.schema, check: await compileAnswerSchema(chat.schema) } : undefined;
-    return new BatchLines(chat, env, file, defaults, attachments, schema, warn);
+    return new BatchLines(chat, env, file, defaults, attachments, schema, warn, context.attachRoot);
   }
 
   /** What can be said about a line without reading anything (also run on lines read from stdin). */
   problemOf(item: BatchItem): string | null {
     if (!this.defaults.model && item.model === undefined) return 'no "model" in the line and no default model (pass -m or: gatechat config set model <id>)';
     if (item.schema !== undefined && this.chat.tools !== undefined) return '"schema" and --tools: choose one (a schema asks for its own answer tool)';
+    // Only paths and their links are looked at here; the files are read by prepare(), never for a refused line.
+    if (item.attach !== undefined) {
+      const outside = outsideRoot(item.attach, this.attachRoot, 'attach');
+      if (outside !== null) return outside;
+    }
+    if (typeof item.schema === 'string' && isFile(item.schema)) return outsideRoot([item.schema], this.attachRoot, 'schema');
     return null;
   }
 

@@ -8,6 +8,7 @@ import type { ConfigFile } from '../../config/keys.js';
 import { checkBatchInput, parseBatchLines, readLines } from '../../session/batch-input.js';
 import { readResumeState, type ResumeState } from '../../session/batch-resume.js';
 import { runBatch } from '../../session/batch.js';
+import { openAttachRoot } from '../../session/attach-root.js';
 import { RateLimiter } from '../../session/rate-limiter.js';
 import { openConversation } from '../../session/conversation.js';
 import { ConversationStore } from '../../session/conversation-store.js';
@@ -67,7 +68,8 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   if (options.input === '-' && chat.attach.includes('-')) throw new UsageError('--attach -: stdin holds the batch input; attach a file instead');
   // Until the progress display exists, a warning is a plain stderr line; then it goes above the display.
   let warn: (line: string) => void = (line) => void io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`);
-  const lines = await BatchLines.open(chat, env, file, io.stdin, (line) => warn(line));
+  const attachRoot = openAttachRoot(options.attachRoot);
+  const lines = await BatchLines.open(chat, { env, file, stdin: io.stdin, warn: (line) => warn(line), attachRoot });
   const base = lines.defaults;
   if (!base.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
 
