@@ -165,7 +165,7 @@ describe('--help lists the options this file covers, with their defaults', () =>
     const text = await help(['serve']);
     expect(text).toContain('--port <n> port (0: any free port) (default: "8787")');
     expect(text).toContain('--host <host> address to listen on (default: "127.0.0.1")');
-    expect(text).toContain('--api-key <key> require this key (Bearer or x-api-key) (default: GATECHAT_SERVE_API_KEY, else none)');
+    expect(text).toContain('--api-key <key> require this key (Bearer or x-api-key) on every path, the request log included (default: GATECHAT_SERVE_API_KEY, else none)');
   });
 
   it('config list --help and history --help describe --profile and the id prefix', async () => {
