@@ -11,6 +11,7 @@ import { openSession, readMessage, type Io, type Session } from './context.js';
 import type { ChatModeOptions } from './flags.js';
 import { interruptOnSignals, stopWhenReaderGoes } from './one-shot.js';
 import { useColor } from './terminal.js';
+import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
 
 /** A model's ending as one stderr line (none when it simply completed). */
 function endingLine(name: string, outcome: TurnOutcome): string | null {
@@ -69,7 +70,10 @@ async function render(
   io: Io,
 ): Promise<TurnOutcome[]> {
   const conversations = sessions.map((session) => session.conversation);
-  const reportEnding = (index: number, outcome: TurnOutcome, stderr: NodeJS.WritableStream) => {
+  // Each stream sanitised when it is a terminal, whatever the other one is (SPEC §20).
+  const stdout = guardStream(io.stdout);
+  const stderr = guardStream(io.stderr);
+  const reportEnding = (index: number, outcome: TurnOutcome, stderr: GuardedStream) => {
     const line = endingLine(names[index], outcome);
     if (line && outcome.status !== 'cancelled') stderr.write(`${line}\n`);
   };
@@ -83,30 +87,30 @@ async function render(
       showRetryNotices: (show) => sessions.forEach((session, index) => session.showRetryNotices((line) => show(index, line))),
       color: useColor(io.stdout),
     });
-    outcomes.forEach((outcome, index) => reportEnding(index, outcome, io.stderr));
+    outcomes.forEach((outcome, index) => reportEnding(index, outcome, stderr));
     return outcomes;
   }
 
   if (options.output === 'json') {
     const outcomes = await runCompare(conversations, prompt, signal, { onEvent: () => {}, onDone: () => {} });
-    await writeCompareJson(io.stdout, outcomes);
-    outcomes.forEach((outcome, index) => reportEnding(index, outcome, io.stderr));
+    await writeCompareJson(stdout, outcomes);
+    outcomes.forEach((outcome, index) => reportEnding(index, outcome, stderr));
     return outcomes;
   }
 
   if (options.output === 'jsonl') {
-    const renderers = names.map((name) => createJsonlRenderer(io.stdout, { tag: { model: name } }));
+    const renderers = names.map((name) => createJsonlRenderer(stdout, { tag: { model: name } }));
     return runCompare(conversations, prompt, signal, {
       onEvent: (index, event) => renderers[index].event(event),
       onDone: async (index, outcome) => {
         await renderers[index].end(outcome);
-        reportEnding(index, outcome, io.stderr);
+        reportEnding(index, outcome, stderr);
       },
     });
   }
 
   // Piped: each answer whole, in the order given, after `== <model> ==`; its error line right after it.
-  const ordered = createOrderedOutput(io.stdout, io.stderr, names);
+  const ordered = createOrderedOutput(stdout, stderr, names);
   const renderers: OneShotRenderer[] = names.map((_, index) => createPipeRenderer({ ...ordered.lanes(index), showReasoning: options.showReasoning }));
   return runCompare(conversations, prompt, signal, {
     onEvent: (index: number, event: ChatEvent) => renderers[index].event(event),

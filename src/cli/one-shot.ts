@@ -12,6 +12,7 @@ import { describeRequest } from './dry-run.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
+import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
 
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
 export function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
@@ -73,10 +74,13 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
   const readerGone = stopWhenReaderGoes(io.stdout, controller);
+  // Each stream sanitised when it is a terminal, whatever the other one is (SPEC §20).
+  const stdout = guardStream(io.stdout);
+  const stderr = guardStream(io.stderr);
   let outcome: TurnOutcome;
   try {
     if (options.output === 'auto' && options.extract) {
-      const renderer = createExtractRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning });
+      const renderer = createExtractRenderer({ stdout, stderr, showReasoning: options.showReasoning });
       outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
     } else if (options.output === 'auto' && io.stdout.isTTY && !isDumbTerminal()) {
       const { renderOneShotTty } = await import('../render/ink/index.js');
@@ -93,16 +97,16 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     } else {
       const renderer =
         options.output === 'json'
-          ? createJsonRenderer(io.stdout, { extract: options.extract })
+          ? createJsonRenderer(stdout, { extract: options.extract })
           : options.output === 'jsonl'
-            ? createJsonlRenderer(io.stdout, { extract: options.extract })
+            ? createJsonlRenderer(stdout, { extract: options.extract })
             : options.schema
-              ? createDocumentRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning, terminal: io.stdout.isTTY })
-              : createPipeRenderer({ stdout: io.stdout, stderr: io.stderr, showReasoning: options.showReasoning, terminal: io.stdout.isTTY });
+              ? createDocumentRenderer({ stdout, stderr, showReasoning: options.showReasoning })
+              : createPipeRenderer({ stdout, stderr, showReasoning: options.showReasoning });
       outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
       // TERM=dumb on a terminal: the footer the live view would show, as one plain line.
       if (options.output === 'auto' && io.stdout.isTTY && !options.quiet) {
-        io.stderr.write(`${footerText(outcome, conversation.settings.model, conversation.settings.api)}\n`);
+        stderr.write(`${footerText(outcome, conversation.settings.model, conversation.settings.api)}\n`);
       }
     }
   } finally {
@@ -110,10 +114,10 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   }
   // The partial answer is recorded (as cancelled); the reader chose to stop, so this is not a failure.
   if (readerGone()) return ExitCode.ok;
-  return finishTurn(outcome, signals.signalExitCode(), io);
+  return finishTurn(outcome, signals.signalExitCode(), { stderr });
 }
 
-function finishTurn(outcome: TurnOutcome, signalExit: ExitCodeValue | null, io: Io): number {
+function finishTurn(outcome: TurnOutcome, signalExit: ExitCodeValue | null, io: { stderr: GuardedStream }): number {
   if (outcome.status === 'cancelled') {
     io.stderr.write(`gatechat: ${signalExit === ExitCode.terminated ? 'terminated' : 'interrupted'}; the partial answer was kept\n`);
     return signalExit ?? ExitCode.interrupted;

@@ -3,14 +3,15 @@ import type { Writable } from 'node:stream';
 import { lineStatus, type BatchCounts, type BatchRecord, type BatchSummary } from '../session/batch.js';
 import { resultObject } from './json.js';
 import { writeWithBackpressure } from './output.js';
+import { jsonText } from './json-text.js';
 import { sanitizeForTerminal } from './terminal-text.js';
 
 /** One output line (SPEC §13): the `--json` object of the line's answer plus its id and status. */
 export function batchLine(record: BatchRecord): string {
   if (record.kind === 'invalid') {
-    return `${JSON.stringify({ id: record.id, status: 'invalid', error: { message: `line ${record.line}: ${record.message}`, exit_code: 2 } })}\n`;
+    return `${jsonText({ id: record.id, status: 'invalid', error: { message: `line ${record.line}: ${record.message}`, exit_code: 2 } })}\n`;
   }
-  return `${JSON.stringify({ id: record.item.id, ...resultObject(record.outcome), status: lineStatus(record.outcome) })}\n`;
+  return `${jsonText({ id: record.item.id, ...resultObject(record.outcome), status: lineStatus(record.outcome) })}\n`;
 }
 
 export interface BatchSink {

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { Writable } from 'node:stream';
 import type { TurnOutcome } from '../session/types.js';
 import { resultObject } from './json.js';
-import { writeWithBackpressure } from './output.js';
+import { writeWithBackpressure, type OutputSink } from './output.js';
+import { jsonText } from './json-text.js';
+import { guardStream, type GuardedStream } from './terminal-stream.js';
 
 // Compare-mode output for scripts (SPEC §11). Piped: each answer whole, in the order given, after a
 // line `== <model> ==`: the first model streams straight through, the others wait in memory until
@@ -23,7 +24,7 @@ class ModelOutput {
   private flushing = false;
   finished = false;
 
-  constructor(private readonly streams: Record<Target, Writable>) {
+  constructor(private readonly streams: Record<Target, GuardedStream>) {
     this.out = new Lane(this, 'out');
     this.err = new Lane(this, 'err');
   }
@@ -37,7 +38,7 @@ class ModelOutput {
     return this.streams[target].write(text);
   }
 
-  stream(target: Target): Writable {
+  stream(target: Target): GuardedStream {
     return this.streams[target];
   }
 
@@ -54,7 +55,7 @@ class ModelOutput {
 }
 
 /** Just enough of a Writable for writeWithBackpressure and the pipe renderer. */
-class Lane extends EventEmitter {
+class Lane extends EventEmitter implements OutputSink {
   constructor(
     private readonly owner: ModelOutput,
     private readonly target: Target,
@@ -83,14 +84,16 @@ class Lane extends EventEmitter {
 }
 
 export interface OrderedOutput {
-  /** Model `index`'s stdout and stderr. */
-  lanes(index: number): { stdout: Writable; stderr: Writable };
+  /** Model `index`'s stdout and stderr, each guarded as the real stream it stands for. */
+  lanes(index: number): { stdout: GuardedStream; stderr: GuardedStream };
   /** Model `index` has written everything (answer, newline, error line). */
   finish(index: number): Promise<void>;
 }
 
-export function createOrderedOutput(stdout: Writable, stderr: Writable, names: readonly string[]): OrderedOutput {
+export function createOrderedOutput(stdout: GuardedStream, stderr: GuardedStream, names: readonly string[]): OrderedOutput {
   const outputs = names.map(() => new ModelOutput({ out: stdout, err: stderr }));
+  // A lane's own guard holds a sequence split across its pieces; the real streams' guards see whole ones.
+  const lanes = outputs.map((output) => ({ stdout: guardStream(output.out, stdout.terminal), stderr: guardStream(output.err, stderr.terminal) }));
   let onAir = 0;
   // Switching models is serialised: two finishing at once must not put two headers on air.
   let switching: Promise<void> = Promise.resolve();
@@ -102,8 +105,7 @@ export function createOrderedOutput(stdout: Writable, stderr: Writable, names: r
 
   return {
     lanes(index) {
-      const output = outputs[index];
-      return { stdout: output.out as unknown as Writable, stderr: output.err as unknown as Writable };
+      return lanes[index];
     },
     finish(index) {
       outputs[index].finished = true;
@@ -120,12 +122,12 @@ export function createOrderedOutput(stdout: Writable, stderr: Writable, names: r
 }
 
 /** `--json` in compare mode: the section-4 objects in the order given, each with its timings. */
-export async function writeCompareJson(stdout: Writable, outcomes: readonly TurnOutcome[]): Promise<void> {
+export async function writeCompareJson(stdout: GuardedStream, outcomes: readonly TurnOutcome[]): Promise<void> {
   const array = outcomes.map((outcome) => ({
     ...resultObject(outcome),
     timings: { first_token_ms: outcome.timings.firstTokenMs, total_ms: outcome.timings.totalMs },
   }));
-  await writeWithBackpressure(stdout, `${JSON.stringify(array)}\n`);
+  await writeWithBackpressure(stdout, `${jsonText(array)}\n`);
 }
 
 export interface SummaryRow {

@@ -1,4 +1,5 @@
 import { writeWithBackpressure } from './output.js';
+import { jsonText } from './json-text.js';
 import { createPipeRenderer, type PipeRendererOptions } from './pipe.js';
 import type { OneShotRenderer } from './renderer.js';
 
@@ -17,8 +18,9 @@ export function createDocumentRenderer(options: PipeRendererOptions): OneShotRen
     async end(outcome) {
       await reasoning.end(outcome);
       const { text } = outcome.result;
-      const line = outcome.data !== undefined && outcome.data !== null ? JSON.stringify(outcome.data) : text;
+      const line = outcome.data !== undefined && outcome.data !== null ? jsonText(outcome.data) : text;
       if (line !== '') await writeWithBackpressure(options.stdout, line.endsWith('\n') ? line : `${line}\n`);
+      options.stdout.settle();
     },
   };
 }

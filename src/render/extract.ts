@@ -1,9 +1,8 @@
-import type { Writable } from 'node:stream';
 import type { ChatEvent } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { writeWithBackpressure } from './output.js';
-import { sanitizeForTerminal } from './terminal-text.js';
+import type { GuardedStream } from './terminal-stream.js';
 
 // `-x, --extract` (SPEC §2): only the first fenced code block of the answer, for
 // `gatechat -x "a script that …" > run.sh`. The saved conversation keeps the whole answer.
@@ -36,9 +35,9 @@ export function extractAnswer(text: string): string {
 }
 
 export interface ExtractRendererOptions {
-  stdout: Writable & { isTTY?: boolean };
-  /** On a terminal, reasoning is sanitised like everything drawn there. */
-  stderr: Writable;
+  /** Each sanitised when it is a terminal (terminal-stream.ts). */
+  stdout: GuardedStream;
+  stderr: GuardedStream;
   showReasoning: boolean;
 }
 
@@ -50,21 +49,21 @@ export interface ExtractRendererOptions {
 export function createExtractRenderer({ stdout, stderr, showReasoning }: ExtractRendererOptions): OneShotRenderer {
   const parts: string[] = [];
   let reasoningOpen = false;
-  const terminal = Boolean(stdout.isTTY);
-  const stderrTerminal = Boolean((stderr as { isTTY?: boolean }).isTTY);
   return {
     event(event: ChatEvent) {
       if (event.type === 'text') {
         parts.push(event.delta);
       } else if (event.type === 'reasoning' && showReasoning && event.delta) {
         reasoningOpen = true;
-        stderr.write(stderrTerminal ? sanitizeForTerminal(event.delta) : event.delta);
+        stderr.write(event.delta);
       }
     },
     async end(_outcome: TurnOutcome) {
+      stderr.settle();
       if (reasoningOpen) stderr.write('\n');
       const extracted = extractAnswer(parts.join(''));
-      await writeWithBackpressure(stdout, terminal ? sanitizeForTerminal(extracted) : extracted);
+      await writeWithBackpressure(stdout, extracted);
+      stdout.settle();
     },
   };
 }

@@ -1,8 +1,9 @@
-import type { Writable } from 'node:stream';
 import type { ChatEvent, ChatResult } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { writeWithBackpressure } from './output.js';
+import { jsonText } from './json-text.js';
+import type { GuardedStream } from './terminal-stream.js';
 import { extractAnswer } from './extract.js';
 import { HttpError } from '../transport/errors.js';
 
@@ -29,11 +30,11 @@ export function resultObject(
 }
 
 /** `--json`: nothing until the end, then one object (SPEC §4). */
-export function createJsonRenderer(stdout: Writable, options: JsonOutputOptions = {}): OneShotRenderer {
+export function createJsonRenderer(stdout: GuardedStream, options: JsonOutputOptions = {}): OneShotRenderer {
   return {
     event() {},
     async end(outcome) {
-      await writeWithBackpressure(stdout, `${JSON.stringify(resultObject(outcome, options))}\n`);
+      await writeWithBackpressure(stdout, `${jsonText(resultObject(outcome, options))}\n`);
     },
   };
 }
@@ -42,10 +43,10 @@ export function createJsonRenderer(stdout: Writable, options: JsonOutputOptions 
  * `--jsonl`: one event per line while streaming, the `--json` object last as `done`. `options.tag`
  * is added to every line (compare mode: `{"model": name}`, so interleaved events can be told apart).
  */
-export function createJsonlRenderer(stdout: Writable, options: JsonOutputOptions = {}): OneShotRenderer {
+export function createJsonlRenderer(stdout: GuardedStream, options: JsonOutputOptions = {}): OneShotRenderer {
   let streamErrorSeen = false;
   let usageSeen = false;
-  const line = (value: object) => writeWithBackpressure(stdout, `${JSON.stringify(options.tag ? { ...value, ...options.tag } : value)}\n`);
+  const line = (value: object) => writeWithBackpressure(stdout, `${jsonText(options.tag ? { ...value, ...options.tag } : value)}\n`);
 
   return {
     async event(event: ChatEvent) {

@@ -1,10 +1,16 @@
-import type { Writable } from 'node:stream';
+/** What the plain writers need of a stream: a Node Writable, or a wrapper such as a GuardedStream. */
+export interface OutputSink {
+  readonly destroyed: boolean;
+  write(chunk: string): boolean;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
+}
 
 /**
  * Writes and waits for 'drain' when the reader is slower than the gateway, so a slow consumer of
  * stdout holds the stream back instead of making memory grow.
  */
-export async function writeWithBackpressure(stream: Writable, chunk: string): Promise<void> {
+export async function writeWithBackpressure(stream: OutputSink, chunk: string): Promise<void> {
   // The reader went away (EPIPE): the caller stops the turn; nothing more can be delivered.
   if (stream.destroyed) return;
   if (stream.write(chunk)) return;
@@ -32,7 +38,7 @@ export class CoalescingWriter {
   /** A flush waiting for 'drain': later writes wait on it, so a slow reader holds the stream back. */
   private draining: Promise<void> | null = null;
 
-  constructor(private readonly stream: Writable) {}
+  constructor(private readonly stream: OutputSink) {}
 
   write(text: string): Promise<void> | void {
     this.pending += text;

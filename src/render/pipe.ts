@@ -1,29 +1,26 @@
-import type { Writable } from 'node:stream';
 import type { ChatEvent, ToolCall } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { CoalescingWriter, writeWithBackpressure } from './output.js';
-import { TerminalSanitizer } from './terminal-text.js';
+import { jsonText } from './json-text.js';
+import type { GuardedStream } from './terminal-stream.js';
 
 export interface PipeRendererOptions {
-  stdout: Writable;
-  stderr: Writable;
-  showReasoning: boolean;
   /**
-   * stdout is a terminal that cannot take the live view (TERM=dumb): the same plain stream, but drawn
-   * without the gateway's escape codes (SPEC §8). A pipe gets the bytes unchanged.
+   * Each stream sanitised when it is a terminal (TERM=dumb stdout, stderr while stdout is piped), its
+   * bytes unchanged when it is a pipe or file (SPEC §8, §20): see terminal-stream.ts.
    */
-  terminal?: boolean;
+  stdout: GuardedStream;
+  stderr: GuardedStream;
+  showReasoning: boolean;
 }
 
 /**
  * Plain output for a non-TTY stdout (SPEC §4): the answer's deltas as they arrive, a final newline,
  * then one JSON line per tool call. Reasoning goes to stderr so stdout stays the answer only.
  */
-export function createPipeRenderer({ stdout, stderr, showReasoning, terminal = false }: PipeRendererOptions): OneShotRenderer {
+export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRendererOptions): OneShotRenderer {
   const out = new CoalescingWriter(stdout);
-  const textSafe = terminal ? new TerminalSanitizer() : null;
-  const reasoningSafe = terminal ? new TerminalSanitizer() : null;
   const toolCalls: ToolCall[] = [];
   let lastText = '';
   let reasoningOpen = false;
@@ -31,6 +28,8 @@ export function createPipeRenderer({ stdout, stderr, showReasoning, terminal = f
   const closeReasoning = async () => {
     if (reasoningOpen) {
       await out.flush();
+      // The reasoning is over: a sequence it left open must not swallow the newline.
+      stderr.settle();
       stderr.write('\n');
       reasoningOpen = false;
     }
@@ -40,7 +39,7 @@ export function createPipeRenderer({ stdout, stderr, showReasoning, terminal = f
     async event(event: ChatEvent) {
       switch (event.type) {
         case 'text': {
-          const delta = textSafe ? textSafe.push(event.delta) : event.delta;
+          const delta = event.delta;
           if (!delta) return;
           await closeReasoning();
           lastText = delta;
@@ -48,7 +47,7 @@ export function createPipeRenderer({ stdout, stderr, showReasoning, terminal = f
           return;
         }
         case 'reasoning': {
-          const delta = reasoningSafe ? reasoningSafe.push(event.delta) : event.delta;
+          const delta = event.delta;
           if (!showReasoning || !delta) return;
           // Keep the two streams in order on a shared terminal: answer text so far goes out first.
           await out.flush();
@@ -74,9 +73,10 @@ export function createPipeRenderer({ stdout, stderr, showReasoning, terminal = f
     async end(_outcome: TurnOutcome) {
       await closeReasoning();
       await out.flush();
+      stdout.settle();
       if (lastText && !lastText.endsWith('\n')) await writeWithBackpressure(stdout, '\n');
       for (const call of toolCalls) {
-        await writeWithBackpressure(stdout, `${JSON.stringify({ type: 'tool_call', ...call })}\n`);
+        await writeWithBackpressure(stdout, `${jsonText({ type: 'tool_call', ...call })}\n`);
       }
     },
   };

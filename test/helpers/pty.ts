@@ -13,7 +13,14 @@ export interface PtyResult {
  */
 export function runInPty(
   args: string[],
-  options: { env?: Record<string, string | undefined>; columns?: number; rows?: number; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    columns?: number;
+    rows?: number;
+    timeoutMs?: number;
+    /** stdout to this file instead: only stderr is the terminal (`raw` is what it drew). */
+    stdoutTo?: string;
+  } = {},
 ): Promise<PtyResult> {
   const baseEnv: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(baseEnv)) if (key.startsWith('GATECHAT_') || key.startsWith('CI')) delete baseEnv[key];
@@ -22,7 +29,8 @@ export function runInPty(
   const env: Record<string, string | undefined> = { TERM: 'xterm-256color', ...baseEnv, ...options.env };
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   // The window size must be set inside the pty before the program starts (script's own is 0×0).
-  const inner = `stty cols ${options.columns ?? 80} rows ${options.rows ?? 24}; exec ${shellQuoteArgs([process.execPath, binPath, ...args])}`;
+  const redirect = options.stdoutTo === undefined ? '' : ` > ${shellQuoteArgs([options.stdoutTo])}`;
+  const inner = `stty cols ${options.columns ?? 80} rows ${options.rows ?? 24}; exec ${shellQuoteArgs([process.execPath, binPath, ...args])}${redirect}`;
   const child = spawn('script', ['-qfec', inner, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -2,6 +2,7 @@ import { ExitCode, UsageError } from '../../exit-codes.js';
 import { ConversationStore, type AssistantRecord, type ConversationSummary, type StoredAttachment } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import { jsonText } from '../../render/json-text.js';
 
 // `gatechat history [list|show ID|rm ID]`. Usage problems (unknown id) are thrown as UsageError;
 // main prints them (exit 2).
@@ -56,7 +57,7 @@ function forOutput(io: HistoryIo, text: string): string {
 function list(store: ConversationStore, matching: string | undefined, json: boolean, io: HistoryIo): number {
   const conversations = store.list(matching);
   if (json) {
-    io.stdout.write(`${JSON.stringify(conversations, null, 2)}\n`);
+    io.stdout.write(`${jsonText(conversations, 2)}\n`);
     return ExitCode.ok;
   }
   if (conversations.length === 0) {
@@ -72,7 +73,7 @@ function list(store: ConversationStore, matching: string | undefined, json: bool
 
 function show(store: ConversationStore, cid: string, json: boolean, io: HistoryIo): number {
   if (json) {
-    io.stdout.write(`${JSON.stringify(store.records(cid), null, 2)}\n`);
+    io.stdout.write(`${jsonText(store.records(cid), 2)}\n`);
     return ExitCode.ok;
   }
   const { meta, turns } = store.load(cid);

@@ -6,6 +6,7 @@ import { modelTable } from '../../render/model-table.js';
 import { connectionFrom, diagnostics, loadSettings, resolveApiKey, type Io } from '../context.js';
 import type { ChatFlags } from '../flags.js';
 import { saveModelIds } from '../../session/models-cache.js';
+import { jsonText } from '../../render/json-text.js';
 
 /**
  * `gatechat models [filter]`: ids one per line when piped (for scripts), a table with aliases,
@@ -28,7 +29,7 @@ export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; 
   const needle = opts.filter?.toLowerCase();
   const models = needle ? all.filter((m) => m.id.toLowerCase().includes(needle)) : all;
   if (opts.json) {
-    io.stdout.write(`${JSON.stringify(models.map((m) => m.raw))}\n`);
+    io.stdout.write(`${jsonText(models.map((m) => m.raw))}\n`);
   } else if (io.stdout.isTTY) {
     const aliases = aliasesOf(openConfigStore().snapshot(), settings.profile);
     io.stdout.write(`${modelTable(models, aliases).join('\n')}\n`);

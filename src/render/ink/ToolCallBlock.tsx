@@ -1,11 +1,13 @@
 import { Box, Text } from 'ink';
 import type { ToolCall } from '../../protocol/events.js';
 import { sanitizeForTerminal as safe } from '../terminal-text.js';
+import { jsonText } from '../json-text.js';
 
 function formatArguments(args: unknown): string {
-  // Arguments that are not JSON stay the model's raw string; JSON escapes its own control characters.
+  // Arguments that are not JSON stay the model's raw string, drawn safely; JSON shows every control
+  // character, C1 and DEL included, as a \u escape (JSON.stringify alone leaves those raw).
   if (typeof args === 'string') return safe(args);
-  const json = JSON.stringify(args, null, 2);
+  const json = jsonText(args, 2);
   return json === '{}' ? '(no arguments)' : json;
 }
 
