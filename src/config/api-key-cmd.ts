@@ -4,6 +4,15 @@ import { ExitCode, GatechatError } from '../exit-codes.js';
 export const API_KEY_CMD_TIMEOUT_MS = 10_000;
 /** A key is short; anything this long is not one, and we stop reading. */
 const MAX_OUTPUT_BYTES = 64 * 1024;
+/** Marks the command's processes (its value unique to the run), for stopping them all at the limit. */
+const RUN_MARK_VARIABLE = 'GATECHAT_KEY_COMMAND_RUN';
+
+/** The command and everything it started (gpg, a pinentry, an agent it launched). */
+async function stopAll(pid: number | undefined, mark: string, fallback: () => void): Promise<void> {
+  if (pid === undefined || process.platform === 'win32') return void fallback();
+  const { stopProcessTree } = await import('./process-tree.js');
+  stopProcessTree(pid, { name: RUN_MARK_VARIABLE, value: mark });
+}
 
 function failure(command: string, what: string): GatechatError {
   // Its output is never shown: on failure it may still hold the secret, or most of it.
@@ -14,11 +23,16 @@ function failure(command: string, what: string): GatechatError {
  * Runs the `api-key-cmd` through the shell and returns its trimmed stdout. Failure, a time-out, empty
  * or multi-line output is exit 3 naming the command. stdin is not passed on (it may be the prompt);
  * stderr is discarded too, since tools print secrets or their fragments there on errors.
+ *
+ * It runs in gatechat's session and process group, so an unlock prompt can open /dev/tty and read from
+ * it (a new session has no terminal, and a background process group is stopped when it reads one). At
+ * the limit it and every process it started are stopped (process-tree.ts).
  */
 export async function runApiKeyCommand(command: string, timeoutMs = API_KEY_CMD_TIMEOUT_MS): Promise<string> {
   // Loaded only when a key command is configured: start-up cost stays off everyone else's path.
-  const { spawn } = await import('node:child_process');
-  const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'ignore'], detached: process.platform !== 'win32' });
+  const [{ spawn }, { randomBytes }] = await Promise.all([import('node:child_process'), import('node:crypto')]);
+  const mark = randomBytes(12).toString('hex');
+  const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, [RUN_MARK_VARIABLE]: mark } });
   const chunks: Buffer[] = [];
   let size = 0;
   child.stdout.on('data', (chunk: Buffer) => {
@@ -27,16 +41,11 @@ export async function runApiKeyCommand(command: string, timeoutMs = API_KEY_CMD_
   });
   const status = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error; timedOut?: boolean }>((resolve) => {
     const timer = setTimeout(() => {
-      // The shell's children (gpg, a pinentry) share its process group: stop them all. Resolve now,
-      // not on 'close': a grandchild that escaped the group could hold stdout open for ever.
-      try {
-        if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-      child.stdout.destroy();
-      resolve({ code: null, signal: null, timedOut: true });
+      // Resolve once they are stopped, not on 'close': a grandchild could hold stdout open for ever.
+      void stopAll(child.pid, mark, () => child.kill('SIGKILL')).finally(() => {
+        child.stdout.destroy();
+        resolve({ code: null, signal: null, timedOut: true });
+      });
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);

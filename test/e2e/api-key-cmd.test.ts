@@ -101,6 +101,19 @@ describe('runApiKeyCommand limits', () => {
   });
 });
 
+describe('runApiKeyCommand at its limit (SPEC §20)', () => {
+  it('stops every process the command started, one that left its process group and session included', async () => {
+    const pids = join(ctx.user.home, 'pids');
+    // A child in the background, and a grandchild that double-forks into its own session (as a daemon
+    // does): neither is in the command's process group any more, or a child of its shell.
+    const command = `sleep 31 & echo $! >> '${pids}'; ( setsid sleep 32 & echo $! >> '${pids}' ); sleep 33`;
+    await expect(runApiKeyCommand(command, 500)).rejects.toThrow(/did not finish within 0\.5 s/);
+    const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    expect(started).toHaveLength(2);
+    for (const pid of started) await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
+  });
+});
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
