@@ -71,6 +71,24 @@ export function formatParseError(text: string, command: Command): string {
 
 const orList = (items: string[]) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join(''));
 
+/**
+ * `gatechat help config set` → the `config set` command. A word that names no command is a usage
+ * error that says how to send it as a prompt instead (`gatechat -- help …`).
+ */
+export function helpTarget(root: Command, words: readonly string[]): Command {
+  let target = root;
+  for (const word of words) {
+    const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) {
+      const names = target.commands.map((c) => c.name()).filter((name) => name !== 'help').sort();
+      const prompt = ['help', ...words].join(' ');
+      throw new UsageError(`help: no command "${word}" (commands: ${names.join(', ')}; to send a prompt starting with "help": gatechat -- ${prompt})`);
+    }
+    target = next;
+  }
+  return target;
+}
+
 /** Every command, nested ones included, so each reports parse errors with its own name. */
 export function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];

@@ -3,7 +3,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { addBatchOptions, addChatOptions, addConnectionOptions, createRootCommand, type RawBatchOptions, type RawChatOptions } from './program.js';
 import { validateBatchOptions, validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
-import { allCommands, carryLeadingOptions, formatParseError, splitTrailingPrompt } from './command-line.js';
+import { allCommands, carryLeadingOptions, formatParseError, helpTarget, splitTrailingPrompt } from './command-line.js';
 import { KEY_NAMES } from '../config/keys.js';
 import { MODEL_ENTRY_KEY_NAMES } from '../config/model-entries.js';
 import type { Io } from './context.js';
@@ -31,7 +31,10 @@ function buildProgram(): Command {
   program
     .enablePositionalOptions()
     .exitOverride()
-    .hook('preAction', (root, actionCommand) => carryLeadingOptions(root, actionCommand));
+    // `gatechat -p work help` shows help, whatever options came before it.
+    .hook('preAction', (root, actionCommand) => {
+      if (actionCommand.name() !== 'help') carryLeadingOptions(root, actionCommand);
+    });
 
   program.action((prompt: string[], raw: RawChatOptions, command: Command) =>
     run(async () => {
@@ -196,6 +199,18 @@ function buildProgram(): Command {
       run(async () => {
         const { completionScript, parseShell } = await import('./completion.js');
         io.stdout.write(completionScript(parseShell(shell)));
+        return ExitCode.ok;
+      }),
+    );
+
+  // Last, so it lists every other command. `gatechat -- help` still sends the word (splitTrailingPrompt).
+  program
+    .command('help')
+    .description('show help for gatechat or a command (gatechat help config set); gatechat -- help sends the word')
+    .argument('[command...]', 'a command, e.g. chat or config set')
+    .action((words: string[]) =>
+      run(async () => {
+        helpTarget(program, words).outputHelp();
         return ExitCode.ok;
       }),
     );

@@ -173,3 +173,28 @@ describe('--help lists the options this file covers, with their defaults', () =>
     expect(await help(['history'])).toContain('show, rm: an id or its start (show with none: the latest)');
   });
 });
+
+describe('gatechat help [command]', () => {
+  it.each([[[]], [['chat']], [['config', 'set']], [['batch']]])('help %j prints what --help prints, and sends nothing', async (command) => {
+    const viaHelp = await cli(['help', ...command], '');
+    expect(viaHelp.code, viaHelp.stderr).toBe(0);
+    const viaFlag = await cli([...command, '--help'], '');
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    expect(viaHelp.stdout).toMatch(/^Usage: gatechat/);
+    expect(ctx.gateway.requests).toHaveLength(0);
+  });
+
+  it('help with a word that names no command is one line saying how to send it as a prompt (exit 2)', async () => {
+    const result = await cli(['--base-url', ctx.base, '-m', 'echo', 'help', 'me', 'write'], '');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('gatechat: help: no command "me" (commands: batch, chat, completion, config, demo, history, models, serve; to send a prompt starting with "help": gatechat -- help me write)\n');
+    expect(ctx.gateway.requests).toHaveLength(0);
+  });
+
+  it('gatechat -- help sends the word as a prompt', async () => {
+    const result = await cli(['--base-url', ctx.base, '-m', 'echo', '--no-save', '--', 'help', 'chat'], '');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('help chat\n');
+    expect(ctx.gateway.requests).toHaveLength(1);
+  });
+});
