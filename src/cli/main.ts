@@ -7,13 +7,15 @@ import { allCommands, carryLeadingOptions, formatParseError, helpTarget, splitTr
 import { KEY_NAMES } from '../config/keys.js';
 import { MODEL_ENTRY_KEY_NAMES } from '../config/model-entries.js';
 import type { Io } from './context.js';
+import { withKnownSize } from './terminal.js';
 import type { ChatModeOptions as Options } from './flags.js';
 
 // Everything that sends a request (undici, protocol, session) is imported when a command runs, so
 // `--version`, `--help` and usage errors load only commander.
 const runOneShot = async (options: Options, prompt: string[], io: Io) => (await import('./one-shot.js')).runOneShot(options, prompt, io);
 
-const io: Io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+// A terminal that reports 0×0 is taken as 80×24 by everything that reads its size (Ink included).
+const io: Io = { stdin: process.stdin, stdout: withKnownSize(process.stdout), stderr: withKnownSize(process.stderr) };
 
 let verbose = false;
 /** Words after a leading `--` (splitTrailingPrompt): always prompt text for the root command. */
