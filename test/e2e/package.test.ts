@@ -1,7 +1,8 @@
 // The published package is the bundle (SPEC §14): a fresh `npm pack` installs with no runtime
-// dependencies, offline (an empty npm cache), into at most 10 MB, and its `gatechat demo` works.
+// dependencies, offline (an empty npm cache), into at most 10 MB, without npm's warning about install
+// scripts (the packed manifest has none: scripts/pack.mjs), and its `gatechat demo` works.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,22 +30,35 @@ function diskUsage(path: string): number {
 // An npm with its own empty cache and HOME: nothing can come from a previous install.
 const env = { ...process.env, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
 let tarball = '';
+/** The checkout's package.json before the pack: its prepack swaps in the published manifest for a while. */
+let checkout = '';
 beforeAll(async () => {
-  // dist/ is built by `npm test` before the suite; --ignore-scripts keeps this test from rebuilding it under other tests.
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work, repoRoot], { env, cwd: work });
+  checkout = readFileSync(join(repoRoot, 'package.json'), 'utf8');
+  // Packed with its scripts, as a release is (prepack, postpack); dist/ was built by `npm test` before the
+  // suite, so GATECHAT_PACK_PREBUILT keeps the prepack from rebuilding it under other tests.
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', work, repoRoot], { env: { ...env, GATECHAT_PACK_PREBUILT: '1' }, cwd: work });
   const [{ filename }] = JSON.parse(packed.stdout) as Array<{ filename: string }>;
   tarball = join(work, filename);
 }, 120_000);
 
 describe('npm pack → npm install -g --offline', () => {
-  it('installs alone, offline, in ≤ 10 MB, and gatechat demo answers', { timeout: 120_000 }, async () => {
+  it('installs alone, offline, in ≤ 10 MB, with no install-scripts warning, and gatechat demo answers', { timeout: 120_000 }, async () => {
+    // The checkout's own manifest is back, byte for byte.
+    expect(readFileSync(join(repoRoot, 'package.json'), 'utf8')).toBe(checkout);
+    expect(existsSync(join(repoRoot, '.package.json.packing'))).toBe(false);
+
 
     const prefix = join(work, 'prefix');
-    await run('npm', ['install', '-g', '--prefix', prefix, '--offline', tarball], { env, cwd: work });
+    const install = await run('npm', ['install', '-g', '--prefix', prefix, '--offline', tarball], { env, cwd: work });
+    // npm 11 warns about a tarball whose manifest has install scripts (a `prepare` counts): there is none.
+    expect(install.stderr).not.toMatch(/install.scripts|allowScripts|allow-scripts/i);
 
     const installed = join(prefix, 'lib', 'node_modules', 'gatechat');
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(manifest.bin).toEqual({ gatechat: 'bin/gatechat.js' });
     expect(readdirSync(installed).sort()).not.toContain('node_modules');
     const bytes = diskUsage(prefix);
     expect(bytes).toBeGreaterThan(500 * 1024); // the bundle is really there
