@@ -50,6 +50,37 @@ function forgetOldBuilds(versionDir) {
 }
 
 /**
+ * The file's new content, written as src/storage/own-files.ts writes gatechat's own files: an exclusive
+ * (O_EXCL, never through a link) temp file with an unpredictable name beside it, 0600 whatever the umask,
+ * renamed over the target. A copy of those few lines, because this file runs before the bundle (it is
+ * what loads it), and pulling a chunk in here would compile it without its cache.
+ */
+function writePrivateFile(target, data) {
+  const random = require('node:crypto').randomBytes(12).toString('base64url');
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${random}.tmp`);
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0 } = fs.constants;
+  const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    if (process.platform !== 'win32') fs.fchmodSync(fd, 0o600);
+    for (let offset = 0; offset < data.length; ) {
+      const written = fs.writeSync(fd, data, offset);
+      if (written === 0) throw new Error(`short write: ${temp}`);
+      offset += written;
+    }
+    fs.closeSync(fd);
+    fs.renameSync(temp, target);
+  } catch (error) {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Closed already.
+    }
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
  * Loads `entry` (a CommonJS file of dist/) and the chunks it requires, each compiled with its cached
  * code when there is one. Returns once the entry's top level has run.
  */
@@ -95,9 +126,7 @@ export function runWithCodeCache(entry) {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       for (const { script, cacheFile } of unsaved) {
         // Written whole or not at all: another gatechat may be reading the same file.
-        const temp = `${cacheFile}.${process.pid}.tmp`;
-        fs.writeFileSync(temp, script.createCachedData());
-        fs.renameSync(temp, cacheFile);
+        writePrivateFile(cacheFile, script.createCachedData());
       }
     } catch {
       // A read-only or full disk: the next start compiles from source again.

@@ -118,7 +118,8 @@ const connectionWarnings = new Set<string>();
 export async function openSession(options: ChatModeOptions, io: Io, label?: string): Promise<Session> {
   // The conversation first: its settings come before the environment and config (SPEC §6).
   const continuing = options.continueLast || options.cid !== undefined;
-  const store = continuing ? new ConversationStore(dataDir()) : null;
+  // What a damaged conversation file lost is said in one line; the rest of it is continued.
+  const store = continuing ? new ConversationStore(dataDir(), { warn: diagnostics(io, false, label).warn }) : null;
   // --cid takes what `history show` takes: an id or a start of one that names a single conversation.
   const resume = store ? store.load(options.cid !== undefined ? store.resolveId(options.cid) : latestCid(store)) : undefined;
   const flags = continuedFlags(options.flags, resume?.settings);

@@ -29,7 +29,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
       conversation,
       firstPrompt,
       attachments,
-      history: openInputHistory(inputHistoryFile, { write: settings.save }),
+      history: openInputHistory(inputHistoryFile, { write: settings.save, warn: diagnostics(io, false).warn }),
       showReasoning: options.showReasoning,
       version: VERSION,
       stdin: io.stdin,

@@ -1,13 +1,23 @@
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
+import { lockFile } from '../storage/file-lock.js';
+import { ensurePrivateDir } from '../storage/own-files.js';
+import { storageError } from '../storage/storage-error.js';
 import type { ConfigFile, ConfigScope, TopLevelKey } from './keys.js';
 import type { ModelEntryKey } from './model-entries.js';
 
 // The only module that imports `conf`, and only for writing. Reading is a plain readFileSync +
 // JSON.parse: importing conf (ajv, atomically, semver, …) costs more than starting node itself,
 // and every one-shot run reads the config. conf's file is plain JSON, so both see the same data.
+//
+// Every change is a read-modify-write of the whole file, so it holds config.json.lock (storage/
+// file-lock.ts) from the read to conf's write: eight `config set` at once lose none of the eight.
+// conf still writes the file (SPEC §3): atomically's temp file and rename, under that lock.
+
+/** How long a change waits for another process's change to the same file (each takes milliseconds). */
+const LOCK_WAIT_MS = 10_000;
 
 export interface ConfigStore {
   /** Absolute path of config.json (it may not exist yet). */
@@ -63,32 +73,22 @@ export function openConfigStore(env: NodeJS.ProcessEnv = process.env): ConfigSto
    */
   const write = async (change: (file: ConfigFile) => ConfigFile | null): Promise<boolean> => {
     snapshot(); // a corrupt file is reported before conf is even loaded
-    ensurePrivateDir(dir);
     const { default: Conf } = await import('conf');
-    const next = change(snapshot());
-    if (next === null) return false;
     try {
-      const conf = new Conf<Record<string, unknown>>({
-        projectName: 'gatechat',
-        projectSuffix: '',
-        configFileMode: 0o600,
-        // Always explicit, so conf writes exactly the file configDir() reads.
-        cwd: dir,
-        // Never replace a file the user can still repair.
-        clearInvalidConfig: false,
-        // Profile names may contain dots; the store is always written whole.
-        accessPropertiesByDotNotation: false,
-      });
-      conf.store = next as Record<string, unknown>;
+      ensurePrivateDir(dir);
+      const lock = lockFile(path, { waitMs: LOCK_WAIT_MS, what: `the config file ${path}`, hint: 'try again once it is done' });
+      try {
+        // Read again under the lock: what another process wrote meanwhile is kept.
+        const next = change(snapshot());
+        if (next === null) return false;
+        writeWithConf(Conf, dir, path, next);
+        return true;
+      } finally {
+        lock.release();
+      }
     } catch (error) {
-      // The file changed between our read and conf's (which re-reads it): same verdict, same message.
-      if (error instanceof SyntaxError) throw corruptError(path);
-      throw error;
+      throw storageError(error, 'cannot save the configuration to', path);
     }
-    // conf passes the mode to atomically, which chmods the temp file; kept as a guard for
-    // platforms/fallback paths (SNAP, EXDEV) where a plain writeFileSync keeps an older mode.
-    if ((statSync(path).mode & 0o777) !== 0o600 && process.platform !== 'win32') chmodSync(path, 0o600);
-    return true;
   };
 
   return {
@@ -145,6 +145,30 @@ export function openConfigStore(env: NodeJS.ProcessEnv = process.env): ConfigSto
   };
 }
 
+function writeWithConf(Conf: typeof import('conf').default, dir: string, path: string, next: ConfigFile): void {
+  try {
+    const conf = new Conf<Record<string, unknown>>({
+      projectName: 'gatechat',
+      projectSuffix: '',
+      configFileMode: 0o600,
+      // Always explicit, so conf writes exactly the file configDir() reads.
+      cwd: dir,
+      // Never replace a file the user can still repair.
+      clearInvalidConfig: false,
+      // Profile names may contain dots; the store is always written whole.
+      accessPropertiesByDotNotation: false,
+    });
+    conf.store = next as Record<string, unknown>;
+  } catch (error) {
+    // The file changed between our read and conf's (which re-reads it): same verdict, same message.
+    if (error instanceof SyntaxError) throw corruptError(path);
+    throw error;
+  }
+  // conf passes the mode to atomically, which chmods the temp file; kept as a guard for
+  // platforms/fallback paths (SNAP, EXDEV) where a plain writeFileSync keeps an older mode.
+  if ((statSync(path).mode & 0o777) !== 0o600 && process.platform !== 'win32') chmodSync(path, 0o600);
+}
+
 function corruptError(path: string): UsageError {
   return new UsageError(`config file is not valid JSON: ${path} (fix or remove it)`);
 }
@@ -179,8 +203,3 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** 0700 for a directory we create; an existing directory keeps the mode its owner chose. */
-function ensurePrivateDir(dir: string): void {
-  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (created !== undefined && process.platform !== 'win32') chmodSync(dir, 0o700);
-}

@@ -1,4 +1,6 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
+import { PRIVATE_FILE_MODE, writeRecord } from '../storage/own-files.js';
+import { storageError } from '../storage/storage-error.js';
 import type { Writable } from 'node:stream';
 import { lineStatus, type BatchCounts, type BatchRecord, type BatchSummary } from '../session/batch.js';
 import { resultObject } from './json.js';
@@ -21,17 +23,35 @@ export interface BatchSink {
 
 /**
  * `--output`: appended, never rewritten; each line is one write() of the whole line, so a crash
- * leaves at most a torn last line, which the next run ignores after starting a fresh line.
+ * leaves at most a torn last line, which the next run ignores after starting a fresh line. A line
+ * that cannot be written whole (disk full) is one clear error, never a silent tear. Created 0600,
+ * like every file gatechat makes (answers can be private); an existing file keeps its mode.
  */
 export function fileSink(path: string, endsMidLine: boolean): BatchSink {
-  // Created as a shell's `>>` would create it (0666 less the umask).
-  const fd = openSync(path, 'a');
-  if (endsMidLine) writeSync(fd, '\n');
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, PRIVATE_FILE_MODE);
+  let closed = false;
+  const append = (text: string): void => {
+    // A line finished after close (a worker cancelled by a failure) must not reach a reused descriptor.
+    if (closed) throw new Error('the batch output is closed');
+    try {
+      writeRecord(fd, Buffer.from(text), path);
+    } catch (error) {
+      throw storageError(error, 'cannot write the batch output', path);
+    }
+  };
+  try {
+    if (endsMidLine) append('\n');
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
   return {
     async write(record) {
-      writeSync(fd, batchLine(record));
+      append(batchLine(record));
     },
     close() {
+      if (closed) return;
+      closed = true;
       closeSync(fd);
     },
   };

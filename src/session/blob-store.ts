@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir } from './paths.js';
+import { ensurePrivateDir, writeFileAtomic } from '../storage/own-files.js';
 
 // Binary attachments of saved conversations, stored once by content hash (SPEC §12): the same
 // screenshot sent in ten turns or ten conversations is one file. Conversations hold only the hash.
@@ -23,9 +23,7 @@ export class BlobStore {
     ensurePrivateDir(this.root);
     if (existsSync(path)) return hash;
     // Written beside and renamed, so a crash never leaves a half blob under the real name.
-    const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, bytes, { mode: 0o600 });
-    renameSync(temp, path);
+    writeFileAtomic(path, bytes);
     return hash;
   }
 

@@ -12,6 +12,7 @@ import { schemaMismatchError, type AnswerValidator } from './answer-schema.js';
 import { ANSWER_NAME } from '../protocol/schema.js';
 import type { JsonObject } from '../protocol/json.js';
 import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
+import { StorageError } from '../storage/storage-error.js';
 
 export interface ConversationDeps {
   conn: Connection;
@@ -62,6 +63,8 @@ class GatewayConversation implements GatewayConversationApi {
   private maxTokensField: 'max_tokens' | 'max_completion_tokens';
   /** The settings the conversation's file says are in effect: a prompt sent with others records them. */
   private recordedSettings: SavedSettings | null = null;
+  /** Each saved turn's id in the file: what a /retry of it names (turns of older files have none). */
+  private readonly turnIds = new WeakMap<FinishedTurn, string>();
 
   constructor(private readonly deps: ConversationDeps) {
     this.settings = { ...deps.settings };
@@ -71,10 +74,14 @@ class GatewayConversation implements GatewayConversationApi {
     if (resume) {
       const store = deps.store;
       // Saved attachments are read back from the blob store so that they are sent again.
-      this.turns = resume.turns.map((turn) => ({
-        ...finishedTurn(turn, resume.meta.cid, this.settings.api),
-        ...(turn.attachments?.length && store ? { attachments: store.hydrate(turn.attachments, resume.meta.cid) } : {}),
-      }));
+      this.turns = resume.turns.map((turn) => {
+        const finished: FinishedTurn = {
+          ...finishedTurn(turn, resume.meta.cid, this.settings.api),
+          ...(turn.attachments?.length && store ? { attachments: store.hydrate(turn.attachments, resume.meta.cid) } : {}),
+        };
+        if (turn.id !== undefined) this.turnIds.set(finished, turn.id);
+        return finished;
+      });
       this.recordedSettings = resume.settings;
     }
   }
@@ -90,13 +97,13 @@ class GatewayConversation implements GatewayConversationApi {
   }
 
   send(prompt: string, signal: AbortSignal, attachments: Attachment[] = []): AsyncGenerator<ChatEvent, TurnOutcome, void> {
-    return this.runTurn(prompt, attachments, signal, false);
+    return this.runTurn(prompt, attachments, signal, null);
   }
 
   retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
     const last = this.turns.pop();
     if (!last) return null;
-    return this.runTurn(last.prompt, last.attachments ?? [], signal, true);
+    return this.runTurn(last.prompt, last.attachments ?? [], signal, { supersedes: this.turnIds.get(last) });
   }
 
   private ensureCid(): string | null {
@@ -147,18 +154,27 @@ class GatewayConversation implements GatewayConversationApi {
     };
   }
 
-  private async *runTurn(prompt: string, attachments: Attachment[], signal: AbortSignal, isRetry: boolean): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+  /** `retry`: this prompt asks an earlier turn again (/retry), superseding the one with that id. */
+  private async *runTurn(
+    prompt: string,
+    attachments: Attachment[],
+    signal: AbortSignal,
+    retry: { supersedes: string | undefined } | null,
+  ): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
     const request = this.request(prompt, attachments);
     const cid = this.ensureCid();
-    // Written before the request, so a crash mid-answer never loses what the user typed.
-    if (cid) this.deps.store!.appendUser(cid, prompt, { retry: isRetry, settings: this.changedSettings(), attachments });
+    // Written before the request, so a crash mid-answer never loses what the user typed. A store that
+    // cannot take it (disk full) throws here: one line, nothing sent.
+    const turnId = cid
+      ? this.deps.store!.appendUser(cid, prompt, { retry: retry !== null, supersedes: retry?.supersedes, settings: this.changedSettings(), attachments })
+      : undefined;
 
     const started = Date.now();
     let firstTokenMs: number | null = null;
     const retainText = this.deps.retainText ?? true;
     const acc = new ResultAccumulator({ keepText: retainText });
-    const spill = cid && !retainText ? new AnswerSpill(this.deps.store!, cid) : null;
+    const spill = cid && !retainText ? new AnswerSpill(this.deps.store!, cid, turnId) : null;
     let outcome: StreamOutcome | undefined;
     let failure: unknown;
     let streamError: ChatEvent | undefined;
@@ -210,9 +226,33 @@ class GatewayConversation implements GatewayConversationApi {
       if (!check.ok) error = schemaMismatchError(check);
     }
 
-    this.turns.push({ prompt, attachments, result, status });
-    if (cid) {
+    const finished: FinishedTurn = { prompt, attachments, result, status };
+    this.turns.push(finished);
+    if (turnId !== undefined) this.turnIds.set(finished, turnId);
+    const saveError = spill?.failure ?? (cid ? this.saveAnswer(cid, turnId, spill, result, settings, status, error, firstTokenMs, timings.totalMs) : undefined);
+    if (saveError) {
+      // What was printed stays printed; the turn's own failure, if any, decides the exit code.
+      if (error) this.deps.warn?.(`${saveError.message}${saveError.hint ? ` (${saveError.hint})` : ''}`);
+      else error = saveError;
+    }
+    return { status, result, error, termination: outcome?.termination, timings, ...(this.deps.answerSchema ? { data: data ?? null } : {}) };
+  }
+
+  /** The turn's answer record; a store that cannot take it (disk full) gives the error to report. */
+  private saveAnswer(
+    cid: string,
+    turnId: string | undefined,
+    spill: AnswerSpill | null,
+    result: TurnOutcome['result'],
+    settings: SessionSettings,
+    status: TurnStatus,
+    error: GatechatError | undefined,
+    firstTokenMs: number | null,
+    totalMs: number,
+  ): StorageError | undefined {
+    try {
       this.deps.store!.appendAssistant(cid, {
+        turn: turnId,
         // With a spill, the earlier parts are on disk already; the record carries the rest.
         content: spill ? spill.rest() : result.text,
         reasoning: result.reasoning,
@@ -224,11 +264,14 @@ class GatewayConversation implements GatewayConversationApi {
         model: result.model ?? settings.model,
         api: settings.api,
         params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream, options: settings.extraBody },
-        timings: { first_token_ms: firstTokenMs, total_ms: timings.totalMs },
+        timings: { first_token_ms: firstTokenMs, total_ms: totalMs },
         error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
       });
+      return undefined;
+    } catch (failure) {
+      if (failure instanceof StorageError) return failure;
+      throw failure;
     }
-    return { status, result, error, termination: outcome?.termination, timings, ...(this.deps.answerSchema ? { data: data ?? null } : {}) };
   }
 }
 
@@ -271,20 +314,32 @@ function answerToolAsText(event: ChatEvent): ChatEvent {
   return event;
 }
 
-/** Writes a long answer to the store in pieces as it streams, so it is never whole in memory. */
+/**
+ * Writes a long answer to the store in pieces as it streams, so it is never whole in memory. A piece
+ * the store cannot take (disk full) stops the saving, not the answer: the rest is still printed, and
+ * `failure` is reported once it ended (no final record then: its parts on disk are not the whole).
+ */
 class AnswerSpill {
   private static readonly partSize = 256 * 1024;
   private pending = '';
+  failure: StorageError | undefined;
 
   constructor(
     private readonly store: ConversationStore,
     private readonly cid: string,
+    private readonly turn: string | undefined,
   ) {}
 
   add(delta: string): void {
+    if (this.failure) return;
     this.pending += delta;
     if (this.pending.length >= AnswerSpill.partSize) {
-      this.store.appendAnswerPart(this.cid, this.pending);
+      try {
+        this.store.appendAnswerPart(this.cid, this.pending, this.turn);
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        this.failure = error;
+      }
       this.pending = '';
     }
   }

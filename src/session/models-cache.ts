@@ -1,6 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDir, ensurePrivateDir } from './paths.js';
+import { ensurePrivateDir, readOwnFile, writeFileAtomic } from '../storage/own-files.js';
+import { dataDir } from './paths.js';
 
 // The model ids `gatechat models` last saw, per base URL, so shell completion can offer them
 // without a network request at every TAB.
@@ -10,7 +10,7 @@ type Cache = Record<string, { saved_at: string; ids: string[] }>;
 
 function read(dir: string): Cache {
   try {
-    const value = JSON.parse(readFileSync(join(dir, FILE), 'utf8')) as unknown;
+    const value = JSON.parse(readOwnFile(join(dir, FILE))) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Cache) : {};
   } catch {
     return {}; // missing or damaged: a cache, rebuilt by the next `gatechat models`
@@ -20,9 +20,8 @@ function read(dir: string): Cache {
 export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir()): void {
   ensurePrivateDir(dir);
   const cache = { ...read(dir), [baseUrl]: { saved_at: new Date().toISOString(), ids } };
-  const tmp = join(dir, `${FILE}.${process.pid}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(cache)}\n`, { mode: 0o600 });
-  renameSync(tmp, join(dir, FILE));
+  // A cache: losing a race with another `gatechat models` costs one refresh, so no lock.
+  writeFileAtomic(join(dir, FILE), `${JSON.stringify(cache)}\n`, { durable: false });
 }
 
 /** Every cached id, all gateways together. */

@@ -90,7 +90,7 @@ describe('ConversationStore', () => {
     const loaded = store.load(cid);
     expect(loaded.turns).toHaveLength(2);
     expect(loaded.turns[0].assistant?.content).toBe('uno');
-    expect(loaded.turns[1]).toEqual({ user: 'two', assistant: null });
+    expect(loaded.turns[1]).toEqual({ id: expect.any(String), user: 'two', assistant: null });
 
     store.appendUser(cid, 'three');
     store.appendAssistant(cid, answer('tres'));

@@ -1,6 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { createReadStream, statSync } from 'node:fs';
+import { lockFile, type FileLock } from '../../storage/file-lock.js';
+import { storageError, StorageError } from '../../storage/storage-error.js';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError, type ExitCodeValue } from '../../exit-codes.js';
 import { openConfigStore } from '../../config/store.js';
@@ -50,12 +52,44 @@ function keepHeapFlat(): void {
   setFlagsFromString('--heap-growing-percent=20');
 }
 
-/** `--output`, opened for appending before anything is sent: a bad path is a usage error, not a crash. */
+/** `--output`, opened for appending before anything is sent: a bad path is one line (exit 2), not a crash. */
 function openOutput(path: string, endsMidLine: boolean): BatchSink {
   try {
     return fileSink(path, endsMidLine);
   } catch (error) {
+    const failure = storageError(error, '--output: cannot write', path);
+    if (failure instanceof StorageError) throw failure;
     throw new UsageError(`--output: cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * Held for the whole run, so a second batch on the same --output refuses at once instead of sending
+ * every prompt again (resume reads the file only at the start). A run killed with SIGKILL leaves the
+ * lock behind; the next run sees its pid is gone and takes it over. An output that is not a regular
+ * file (a pipe, /dev/stdout) is not resumed and needs none; a directory that cannot hold the lock
+ * file (appending to a file in a directory we may not write) is a warning, not a refusal.
+ */
+function lockOutput(path: string, warn: (line: string) => void): FileLock | null {
+  try {
+    if (!statSync(path).isFile()) return null;
+  } catch {
+    // Not there yet: created by this run.
+  }
+  try {
+    return lockFile(resolve(path), {
+      waitMs: 0,
+      what: `--output ${path}`,
+      hint: 'wait for that batch to finish, or write to another --output',
+    });
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      warn(`warning: cannot lock --output ${path} (${code}): another batch on it at the same time would send its prompts again`);
+      return null;
+    }
+    throw storageError(error, '--output: cannot write', path);
   }
 }
 
@@ -89,6 +123,25 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
     total = check.items;
   }
 
+  const outputLock = options.output ? lockOutput(options.output, (line) => io.stderr.write(`gatechat: ${line}\n`)) : null;
+  try {
+    return await runWithOutput(options, io, lines, { ...base, baseUrl: base.baseUrl }, total, (progressWarn) => {
+      warn = progressWarn;
+    });
+  } finally {
+    outputLock?.release();
+  }
+}
+
+async function runWithOutput(
+  options: BatchOptions,
+  io: Io,
+  lines: BatchLines,
+  base: BatchLines['defaults'] & { baseUrl: string },
+  total: number | null,
+  warnAbove: (warn: (line: string) => void) => void,
+): Promise<number> {
+  const { chat } = options;
   const resume: ResumeState = options.output
     ? await readResumeState(options.output)
     : { complete: new Set(), endsMidLine: false, unreadable: 0 };
@@ -103,7 +156,9 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
 
   const live = Boolean(io.stderr.isTTY) && process.env.TERM !== 'dumb';
   const progress = createBatchProgress(io.stderr, { live, total });
-  warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
+  const warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
+  // From now on every warning, the line checker's too, goes above the progress display.
+  warnAbove(warn);
   // Learned facts (SPEC §11) are recorded once per model, however many lines find them out.
   const learnedModels = new Set<string>();
   const onLearned = (model: string, facts: LearnedFacts) => {
@@ -167,7 +222,15 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
         });
         return yield* conversation.send(item.prompt, signal, attachments);
       },
-      write: (record) => sink.write(record),
+      write: async (record) => {
+        try {
+          await sink.write(record);
+        } catch (error) {
+          // The output cannot take more (disk full): the lines in flight stop, and this is the error.
+          controller.abort();
+          throw error;
+        }
+      },
       signal: controller.signal,
       // Stopped without a signal: the reader of stdout went away (| head), its choice, not a failure.
       interruptedCode: () => interrupted ?? ExitCode.ok,

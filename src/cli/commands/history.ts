@@ -23,7 +23,8 @@ export async function runHistoryCommand(
   arg: string | undefined,
   opts: { json?: boolean },
   io: HistoryIo,
-  store: ConversationStore = new ConversationStore(dataDir()),
+  // A damaged conversation is named in one warning line; the others are listed and shown as usual.
+  store: ConversationStore = new ConversationStore(dataDir(), { warn: (line) => io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`) }),
 ): Promise<number> {
   switch (action) {
     case 'list':

@@ -48,7 +48,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
   await initYoga();
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
-  const history = openInputHistory(opts.inputHistoryFile, { write: opts.saveInputHistory });
+  const history = openInputHistory(opts.inputHistoryFile, { write: opts.saveInputHistory, warn: (line) => process.stderr.write(`gatechat: ${line}\n`) });
   // A resumed chat prints its earlier answers at once: with Markdown, as they were first shown.
   if (opts.conversation.turns.length > 0) await loadMarkdown();
   let code: number = ExitCode.ok;

@@ -1,0 +1,202 @@
+import type { ToolCall } from '../protocol/events.js';
+import { isObject, type AssistantRecord, type MetaRecord, type StoredAttachment, type StoredRecord, type UserRecord } from './conversation-records.js';
+import type { TurnStatus } from './types.js';
+
+// Reading a conversation file someone may have edited, a crash may have torn, or a disk may have
+// damaged: every line that holds a record is used, every field of the wrong type is left out, and
+// each thing skipped is named (`problems`), so one bad line or field never costs the rest.
+
+export interface ParsedConversation {
+  meta: MetaRecord;
+  records: StoredRecord[];
+  /** What was skipped or ignored, one short phrase each (`line 4 is not a whole record`). */
+  problems: string[];
+}
+
+const RECORD_START = '{"type":"';
+const STATUSES: readonly TurnStatus[] = ['complete', 'interrupted', 'cancelled', 'error'];
+
+/** `cid` is the file's name: what the conversation is, whatever its header says. */
+export function parseConversation(cid: string, text: string): ParsedConversation {
+  let meta: MetaRecord | undefined;
+  const records: StoredRecord[] = [];
+  const problems: string[] = [];
+  const torn: number[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, index) => {
+    if (!line.trim()) return;
+    const number = index + 1;
+    let value = parseLine(line);
+    if (value === undefined) {
+      // A record glued to the fragment a crashed writer left (appends of other runs go on meanwhile).
+      value = recoverGlued(line);
+      if (value === undefined) {
+        torn.push(number);
+        return;
+      }
+      problems.push(`line ${number} begins with a torn record`);
+    }
+    if (!isObject(value) || typeof value.type !== 'string') {
+      torn.push(number);
+      return;
+    }
+    const where = `line ${number}`;
+    switch (value.type) {
+      case 'meta':
+        if (!meta) meta = checkMeta(value, cid, where, problems);
+        return;
+      case 'user':
+      case 'assistant':
+      case 'answer_part': {
+        const record = checkRecord(value, where, problems);
+        if (record) records.push(record);
+        return;
+      }
+      default:
+      // A record type of a later version: not ours to judge.
+    }
+  });
+  if (torn.length > 0) problems.unshift(`${plural(torn.length, 'line')} ${torn.join(', ')} ${torn.length === 1 ? 'is' : 'are'} not a whole record`);
+  // Only a crash inside create() leaves no header; the conversation is still readable.
+  meta ??= { type: 'meta', v: 1, cid, created: records[0]?.ts ?? '', model: '', api: 'chat' };
+  return { meta, records, problems };
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records are written with `type` first, so a whole record after a fragment starts with RECORD_START. */
+function recoverGlued(line: string): unknown {
+  for (let at = line.indexOf(RECORD_START, 1); at > 0; at = line.indexOf(RECORD_START, at + 1)) {
+    const value = parseLine(line.slice(at));
+    if (isObject(value)) return value;
+  }
+  return undefined;
+}
+
+function checkMeta(value: Record<string, unknown>, cid: string, where: string, problems: string[]): MetaRecord {
+  // The file name is the id: a header naming another conversation must not send later turns to it.
+  if (value.cid !== cid) problems.push(`its header names ${typeof value.cid === 'string' ? value.cid : 'no id'}, not ${cid}`);
+  const meta: MetaRecord = { ...(value as unknown as MetaRecord), type: 'meta', v: 1, cid, created: stringOr(value.created, '') };
+  if (typeof value.model !== 'string') {
+    problems.push(`${where}: "model" is not a string`);
+    meta.model = '';
+  }
+  if (value.api !== 'chat' && value.api !== 'messages') {
+    problems.push(`${where}: "api" is neither chat nor messages`);
+    meta.api = 'chat';
+  }
+  if (value.system !== undefined && value.system !== null && typeof value.system !== 'string') {
+    problems.push(`${where}: "system" is not a string`);
+    delete meta.system;
+  }
+  return meta;
+}
+
+function checkRecord(value: Record<string, unknown>, where: string, problems: string[]): StoredRecord | null {
+  if (typeof value.content !== 'string') {
+    problems.push(`${where}: "content" is not a string (skipped)`);
+    return null;
+  }
+  if (value.turn !== undefined && typeof value.turn !== 'string') {
+    problems.push(`${where}: "turn" is not a string (skipped)`);
+    return null;
+  }
+  const base = { ...value, ts: stringOr(value.ts, '') };
+  if (value.type === 'answer_part') return base as unknown as StoredRecord;
+  if (value.type === 'user') return checkUser(base, where, problems);
+  return checkAssistant(base, where, problems);
+}
+
+function checkUser(value: Record<string, unknown>, where: string, problems: string[]): UserRecord {
+  const record = { ...value } as unknown as UserRecord;
+  if (value.attachments !== undefined) {
+    const list = Array.isArray(value.attachments) ? value.attachments : [];
+    const good = list.filter(isStoredAttachment);
+    if (good.length !== list.length || !Array.isArray(value.attachments)) problems.push(`${where}: an attachment record is damaged (left out)`);
+    if (good.length > 0) record.attachments = good;
+    else delete record.attachments;
+  }
+  if (value.retry !== undefined && value.retry !== true) delete record.retry;
+  if (value.supersedes !== undefined && typeof value.supersedes !== 'string') delete record.supersedes;
+  if (value.settings !== undefined && !isObject(value.settings)) {
+    problems.push(`${where}: "settings" is not an object`);
+    delete record.settings;
+  }
+  return record;
+}
+
+function checkAssistant(value: Record<string, unknown>, where: string, problems: string[]): AssistantRecord {
+  const wrong: string[] = [];
+  const field = <T>(key: string, ok: (v: unknown) => boolean, fallback: T): T => {
+    const v = value[key];
+    if (v === undefined) return fallback;
+    if (ok(v)) return v as T;
+    wrong.push(key);
+    return fallback;
+  };
+  const nullableString = (v: unknown) => v === null || typeof v === 'string';
+  const nullableCount = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+  const usage = field<Record<string, unknown>>('usage', isObject, {});
+  const timings = field<Record<string, unknown>>('timings', isObject, {});
+  const error = field<Record<string, unknown> | undefined>('error', (v) => isObject(v) && typeof v.message === 'string', undefined);
+  const calls = field<unknown[]>('tool_calls', Array.isArray, []);
+  const toolCalls = calls.filter(isToolCall);
+  if (toolCalls.length !== calls.length) wrong.push('tool_calls');
+  const record: AssistantRecord = {
+    ...(value as unknown as AssistantRecord),
+    reasoning: field('reasoning', nullableString, null),
+    tool_calls: toolCalls,
+    // An answer whose ending cannot be read is not passed off as complete.
+    status: field<TurnStatus>('status', (v) => STATUSES.includes(v as TurnStatus), 'interrupted'),
+    finish_reason: field('finish_reason', nullableString, null),
+    raw_finish_reason: field('raw_finish_reason', nullableString, null),
+    usage: {
+      input_tokens: nullableCount(usage.input_tokens) ? (usage.input_tokens as number | null) : null,
+      output_tokens: nullableCount(usage.output_tokens) ? (usage.output_tokens as number | null) : null,
+    },
+    model: field('model', nullableString, null),
+    api: field('api', (v) => v === 'chat' || v === 'messages', 'chat'),
+    params: field('params', isObject, { stream: true }),
+    timings: {
+      first_token_ms: nullableCount(timings.first_token_ms) ? (timings.first_token_ms as number | null) : null,
+      total_ms: typeof timings.total_ms === 'number' ? timings.total_ms : 0,
+    },
+  };
+  if (error) record.error = { message: error.message as string, exit_code: typeof error.exit_code === 'number' ? error.exit_code : 1 };
+  else delete record.error;
+  if (value.status === undefined) wrong.push('status');
+  if (wrong.length > 0) problems.push(`${where}: ${wrong.map((k) => `"${k}"`).join(', ')} of the wrong type or missing`);
+  return record;
+}
+
+function isToolCall(value: unknown): value is ToolCall {
+  return isObject(value) && typeof value.id === 'string' && typeof value.name === 'string';
+}
+
+function isStoredAttachment(value: unknown): value is StoredAttachment {
+  if (!isObject(value) || typeof value.path !== 'string') return false;
+  switch (value.kind) {
+    case 'text':
+      return typeof value.text === 'string';
+    case 'image':
+      return typeof value.mime === 'string' && typeof value.sha256 === 'string' && typeof value.bytes === 'number';
+    case 'pdf':
+      return typeof value.sha256 === 'string' && typeof value.bytes === 'number';
+    default:
+      return false;
+  }
+}
+
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}

@@ -1,0 +1,261 @@
+import type { Api, FinishReason, ImageMime, ToolCall, ToolDefinition } from '../protocol/events.js';
+import type { TurnStatus } from './types.js';
+
+// The records of a conversation file (one JSON object per line) and how they become turns. Pure: the
+// store reads and writes, conversation-parse.ts checks each line, this pairs them.
+//
+// Several gatechat processes may append to one conversation at once (`-c` in two terminals): their
+// records interleave (prompt 1, prompt 2, answer 2, answer 1). So each prompt carries a turn id and
+// its answer and answer parts name it; turns are paired by id, never by position, and ordered by
+// their prompts. Files written before turn ids pair by position, as they were written.
+
+/**
+ * What a conversation continues with (SPEC §6): the header holds the first turn's, and a prompt
+ * sent with different ones carries the new set. null is "none" (the gateway's default), written so
+ * that a value configured later does not creep into the conversation; a missing field (files
+ * written before these were recorded) leaves it to flags and config.
+ */
+export interface SavedSettings {
+  model: string;
+  api: Api;
+  system?: string | null;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  /** Extra request body fields (-o). */
+  options?: Record<string, unknown> | null;
+  tools?: ToolDefinition[] | null;
+}
+
+export interface MetaRecord extends SavedSettings {
+  type: 'meta';
+  v: 1;
+  cid: string;
+  created: string;
+}
+
+/** An attachment as saved: text inline, binary content by hash in the blob store. */
+export type StoredAttachment =
+  | { kind: 'text'; path: string; text: string }
+  | { kind: 'image'; path: string; mime: ImageMime; sha256: string; bytes: number }
+  | { kind: 'pdf'; path: string; sha256: string; bytes: number };
+
+export interface UserRecord {
+  type: 'user';
+  /** The turn's id: its answer names it. Absent in files written before turn ids. */
+  turn?: string;
+  ts: string;
+  content: string;
+  attachments?: StoredAttachment[];
+  /** /retry: this prompt asks an earlier turn again and supersedes it in the context (both stay on disk). */
+  retry?: true;
+  /** The turn /retry supersedes; without it (older files), the one before this prompt. */
+  supersedes?: string;
+  /** The settings from this prompt on, when they differ from those before it. */
+  settings?: SavedSettings;
+}
+
+export interface AssistantRecord {
+  type: 'assistant';
+  /** The id of the prompt this answers. */
+  turn?: string;
+  ts: string;
+  /** Exactly the text that arrived: partial when the status is not `complete`. */
+  content: string;
+  reasoning: string | null;
+  tool_calls: ToolCall[];
+  status: TurnStatus;
+  finish_reason: FinishReason | null;
+  raw_finish_reason: string | null;
+  usage: { input_tokens: number | null; output_tokens: number | null };
+  model: string | null;
+  api: Api;
+  params: { temperature?: number; max_tokens?: number; stream: boolean; options?: Record<string, unknown> };
+  timings: { first_token_ms: number | null; total_ms: number };
+  error?: { message: string; exit_code: number };
+}
+
+/**
+ * A piece of an answer written while it streams (long answers that are not kept in memory). The
+ * turn's `assistant` record follows with the rest; without one (a crash), the parts are the
+ * partial answer.
+ */
+export interface AnswerPartRecord {
+  type: 'answer_part';
+  turn?: string;
+  ts: string;
+  content: string;
+}
+
+export type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord;
+
+/** A conversation read back: its turns and the settings its last prompt was sent with. */
+export interface LoadedConversation {
+  meta: MetaRecord;
+  turns: StoredTurn[];
+  settings: SavedSettings;
+}
+
+export interface StoredTurn {
+  /** The turn id (absent in older files): what a /retry of this turn names. */
+  id?: string;
+  user: string;
+  /** As saved; StoredAttachments → Attachments with ConversationStore.hydrate(). */
+  attachments?: StoredAttachment[];
+  /** null when the answer never got recorded (crash, kill -9) or is still being written by another run. */
+  assistant: AssistantRecord | null;
+}
+
+export interface ConversationSummary {
+  cid: string;
+  created: string;
+  updated: string;
+  model: string;
+  api: Api;
+  turns: number;
+  /** First line of the first prompt, at most 60 characters. */
+  title: string;
+}
+
+/** The turns in prompt order, each with its own answer, and the settings in effect at the end. */
+export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): { turns: StoredTurn[]; settings: SavedSettings } {
+  let turns: StoredTurn[] = [];
+  let settings = headerSettings(meta, records);
+  const byId = new Map<string, StoredTurn>();
+  const partsById = new Map<string, string[]>();
+  // Records without a turn id (older files) belong to the latest prompt, as they were written one after the other.
+  let positionalParts: string[] = [];
+  let lastTurn: StoredTurn | undefined;
+  const closeCrashedAnswer = (): void => {
+    if (lastTurn && lastTurn.assistant === null && positionalParts.length > 0) {
+      lastTurn.assistant = crashedAnswer(positionalParts.join(''), meta);
+    }
+    positionalParts = [];
+  };
+  for (const record of records) {
+    if (record.type === 'user') {
+      closeCrashedAnswer();
+      if (record.settings) settings = savedSettings(record.settings, settings);
+      if (record.retry) {
+        const superseded = record.supersedes !== undefined ? byId.get(record.supersedes) : turns[turns.length - 1];
+        if (superseded) turns = turns.filter((t) => t !== superseded);
+      }
+      const turn: StoredTurn = { user: record.content, assistant: null };
+      if (record.turn !== undefined && !byId.has(record.turn)) {
+        turn.id = record.turn;
+        byId.set(record.turn, turn);
+      }
+      if (record.attachments?.length) turn.attachments = record.attachments;
+      turns.push(turn);
+      lastTurn = turn;
+    } else if (record.type === 'answer_part') {
+      if (record.turn === undefined) positionalParts.push(record.content);
+      else if (byId.get(record.turn)?.assistant === null) partsById.set(record.turn, [...(partsById.get(record.turn) ?? []), record.content]);
+    } else if (record.turn !== undefined) {
+      const turn = byId.get(record.turn);
+      // An answer to no prompt in this file (hand edits), or a second one, is dropped.
+      if (turn && turn.assistant === null) {
+        const parts = partsById.get(record.turn) ?? [];
+        turn.assistant = parts.length > 0 ? { ...record, content: parts.join('') + record.content } : record;
+        partsById.delete(record.turn);
+      }
+    } else {
+      if (lastTurn && lastTurn.assistant === null) {
+        lastTurn.assistant = positionalParts.length > 0 ? { ...record, content: positionalParts.join('') + record.content } : record;
+      }
+      positionalParts = [];
+    }
+  }
+  closeCrashedAnswer();
+  // Parts streamed to disk with no final record (a crash mid-answer) are the partial answer.
+  for (const [id, parts] of partsById) {
+    const turn = byId.get(id);
+    if (turn && turn.assistant === null) turn.assistant = crashedAnswer(parts.join(''), meta);
+  }
+  return { turns, settings };
+}
+
+/** One line of `history list` for a conversation. */
+export function summarize(meta: MetaRecord, records: readonly StoredRecord[]): ConversationSummary {
+  const firstUser = records.find((r): r is UserRecord => r.type === 'user');
+  const last = records[records.length - 1];
+  return {
+    cid: meta.cid,
+    created: meta.created,
+    updated: last?.ts || meta.created,
+    model: meta.model,
+    api: meta.api,
+    turns: records.filter((r) => r.type === 'user').length,
+    title: titleOf(firstUser?.content ?? ''),
+  };
+}
+
+/** `history list TEXT`: prompts, answers, system prompt or model contain it, ignoring case. */
+export function mentions(meta: MetaRecord, records: readonly StoredRecord[], needle: string): boolean {
+  const lower = needle.toLowerCase();
+  return [meta.model, meta.system ?? '', ...records.map((r) => r.content)].some((text) => text.toLowerCase().includes(lower));
+}
+
+/**
+ * The header's settings. A header written before the settings were recorded has only model, api
+ * and system; the last answer's params then tell the temperature, max tokens and options used.
+ */
+function headerSettings(meta: MetaRecord, records: readonly StoredRecord[]): SavedSettings {
+  const settings = savedSettings(meta, { model: '', api: 'chat' });
+  const recorded = (['temperature', 'max_tokens', 'options', 'tools'] as const).some((key) => key in meta);
+  if (recorded) return settings;
+  const lastAnswer = records.findLast((r): r is AssistantRecord => r.type === 'assistant');
+  const params = (lastAnswer?.params ?? {}) as Partial<AssistantRecord['params']>;
+  if (typeof params.temperature === 'number') settings.temperature = params.temperature;
+  if (typeof params.max_tokens === 'number') settings.max_tokens = params.max_tokens;
+  if (isObject(params.options)) settings.options = params.options;
+  return settings;
+}
+
+/**
+ * Settings from a record, each field checked for its type (files can be edited by hand): a field
+ * of the wrong type is dropped, so flags and config decide it, as for an old file.
+ */
+export function savedSettings(value: Partial<SavedSettings>, fallback: Pick<SavedSettings, 'model' | 'api'>): SavedSettings {
+  const out: SavedSettings = {
+    model: typeof value.model === 'string' ? value.model : fallback.model,
+    api: value.api === 'chat' || value.api === 'messages' ? value.api : fallback.api,
+  };
+  const take = <K extends keyof SavedSettings>(key: K, ok: (v: unknown) => boolean) => {
+    const v = value[key];
+    if (v === null || (v !== undefined && ok(v))) out[key] = v as SavedSettings[K];
+  };
+  take('system', (v) => typeof v === 'string');
+  take('temperature', (v) => typeof v === 'number' && Number.isFinite(v));
+  take('max_tokens', (v) => Number.isInteger(v) && (v as number) > 0);
+  take('options', isObject);
+  take('tools', Array.isArray);
+  return out;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function titleOf(prompt: string): string {
+  const line = prompt.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
+}
+
+function crashedAnswer(content: string, meta: MetaRecord): AssistantRecord {
+  return {
+    type: 'assistant',
+    ts: '',
+    content,
+    reasoning: null,
+    tool_calls: [],
+    status: 'interrupted',
+    finish_reason: null,
+    raw_finish_reason: null,
+    usage: { input_tokens: null, output_tokens: null },
+    model: meta.model || null,
+    api: meta.api,
+    params: { stream: true },
+    timings: { first_token_ms: null, total_ms: 0 },
+    error: { message: 'gatechat stopped before the answer ended', exit_code: 1 },
+  };
+}
