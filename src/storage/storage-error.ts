@@ -65,14 +65,14 @@ export function storageError(error: unknown, doing: string, path: string, hint?:
   if (error instanceof StorageError) return error;
   const code = errnoOf(error);
   if (code === undefined || !(code in CAUSES)) return error as Error;
-  return new StorageError(`${doing} ${path}: ${describeCause(code)}`, hint ?? hintFor(code), code);
+  return new StorageError(`${doing} ${path}: ${describeCause(code)}`, hintFor(code) ?? hint, code);
 }
 
 function hintFor(code: string): string | undefined {
   switch (code) {
     case 'ENOSPC':
     case 'EDQUOT':
-      return 'free some space and run it again';
+      return 'free some space';
     case 'ELOOP':
     case 'EMLINK':
       return 'remove the link if you did not put it there';

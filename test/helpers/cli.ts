@@ -23,6 +23,11 @@ export interface CliOptions {
   cwd?: string;
   /** Called once the process is running (e.g. to send it a signal). */
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
+  /** Run as this user and group (a test running as root checking what another user may not do). */
+  uid?: number;
+  gid?: number;
+  /** A command the binary runs under, e.g. `['prlimit', '--fsize=4096', '--']`. */
+  wrapper?: string[];
 }
 
 /** An isolated user: its own HOME, config dir and data dir, removed by cleanup(). */
@@ -48,10 +53,12 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   delete baseEnv.NO_COLOR;
   // A proxy in the developer's or CI's environment must not reroute loopback tests; proxy tests set their own.
   for (const key of Object.keys(baseEnv)) if (/^(https?|no|all)_proxy$/i.test(key)) delete baseEnv[key];
-  const child = spawn(process.execPath, [binPath, ...args], {
+  const [command, ...prefix] = [...(options.wrapper ?? []), process.execPath];
+  const child = spawn(command!, [...prefix, binPath, ...args], {
     env: { ...baseEnv, ...options.env } as NodeJS.ProcessEnv,
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid ?? options.uid } : {}),
   });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];

@@ -70,24 +70,25 @@ function openOutput(path: string, endsMidLine: boolean): BatchSink {
  * file (a pipe, /dev/stdout) is not resumed and needs none; a directory that cannot hold the lock
  * file (appending to a file in a directory we may not write) is a warning, not a refusal.
  */
-function lockOutput(path: string, warn: (line: string) => void): FileLock | null {
+function lockOutput(path: string): { lock: FileLock | null; warning?: string } {
   try {
-    if (!statSync(path).isFile()) return null;
+    if (!statSync(path).isFile()) return { lock: null };
   } catch {
     // Not there yet: created by this run.
   }
   try {
-    return lockFile(resolve(path), {
+    const lock = lockFile(resolve(path), {
       waitMs: 0,
       what: `--output ${path}`,
       hint: 'wait for that batch to finish, or write to another --output',
     });
+    return { lock };
   } catch (error) {
     if (error instanceof StorageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') {
-      warn(`warning: cannot lock --output ${path} (${code}): another batch on it at the same time would send its prompts again`);
-      return null;
+      // Said once the output itself opened: if it cannot be written either, that is the one line.
+      return { lock: null, warning: `warning: cannot lock --output ${path} (${code}): another batch on it at the same time would send its prompts again` };
     }
     throw storageError(error, '--output: cannot write', path);
   }
@@ -123,13 +124,16 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
     total = check.items;
   }
 
-  const outputLock = options.output ? lockOutput(options.output, (line) => io.stderr.write(`gatechat: ${line}\n`)) : null;
+  const output = options.output ? lockOutput(options.output) : { lock: null };
   try {
-    return await runWithOutput(options, io, lines, { ...base, baseUrl: base.baseUrl }, total, (progressWarn) => {
-      warn = progressWarn;
+    return await runWithOutput(options, io, lines, { ...base, baseUrl: base.baseUrl }, total, {
+      lockWarning: output.warning,
+      warnAbove: (progressWarn) => {
+        warn = progressWarn;
+      },
     });
   } finally {
-    outputLock?.release();
+    output.lock?.release();
   }
 }
 
@@ -139,13 +143,14 @@ async function runWithOutput(
   lines: BatchLines,
   base: BatchLines['defaults'] & { baseUrl: string },
   total: number | null,
-  warnAbove: (warn: (line: string) => void) => void,
+  notes: { lockWarning: string | undefined; warnAbove(warn: (line: string) => void): void },
 ): Promise<number> {
   const { chat } = options;
   const resume: ResumeState = options.output
     ? await readResumeState(options.output)
     : { complete: new Set(), endsMidLine: false, unreadable: 0 };
   const sink = options.output ? openOutput(options.output, resume.endsMidLine) : streamSink(io.stdout);
+  if (notes.lockWarning) io.stderr.write(`gatechat: ${notes.lockWarning}\n`);
 
   const limiter = new RateLimiter(options.concurrency);
   // The key command (api-key-cmd) runs once, after the input was checked: never for a malformed file.
@@ -158,7 +163,7 @@ async function runWithOutput(
   const progress = createBatchProgress(io.stderr, { live, total });
   const warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
   // From now on every warning, the line checker's too, goes above the progress display.
-  warnAbove(warn);
+  notes.warnAbove(warn);
   // Learned facts (SPEC §11) are recorded once per model, however many lines find them out.
   const learnedModels = new Set<string>();
   const onLearned = (model: string, facts: LearnedFacts) => {
