@@ -1,0 +1,239 @@
+// src/storage/: how gatechat writes its own files (SPEC §20 "Own files") and the lock helper. Real
+// files, real links, real processes: temp files nobody can plant a link for, no link followed in an
+// own file's place, records appended whole by many processes at once, locks that a SIGKILL never wedges.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendOwnRecord, readOwnFile, tempNameFor, writeFileAtomic } from '../../src/storage/own-files.js';
+import { lockFile } from '../../src/storage/file-lock.js';
+import { StorageError } from '../../src/storage/storage-error.js';
+import { saveModelIds, cachedModelIds } from '../../src/session/models-cache.js';
+import { openInputHistory } from '../../src/render/ink/input-history.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const posix = process.platform !== 'win32';
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gatechat-own-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A file a neighbour would like gatechat to overwrite. */
+function victim(): string {
+  const path = join(dir, 'victim.txt');
+  writeFileSync(path, 'precious\n');
+  return path;
+}
+
+describe('writeFileAtomic', () => {
+  it('replaces a link planted at the target instead of writing through it; 0600 under any umask', () => {
+    const target = join(dir, 'models-cache.json');
+    const precious = victim();
+    symlinkSync(precious, target);
+    const umask = process.umask(0);
+    try {
+      writeFileAtomic(target, 'new\n');
+    } finally {
+      process.umask(umask);
+    }
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
+    expect(readFileSync(target, 'utf8')).toBe('new\n');
+    if (posix) expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).sort()).toEqual(['models-cache.json', 'victim.txt']);
+  });
+
+  it('temp names are beside the target, hidden and unpredictable (96 random bits), never the pid', () => {
+    const target = join(dir, 'x.json');
+    const names = new Set(Array.from({ length: 50 }, () => tempNameFor(target)));
+    expect(names.size).toBe(50);
+    for (const name of names) {
+      expect(name.startsWith(join(dir, '.x.json.'))).toBe(true);
+      expect(name).not.toContain(String(process.pid));
+      expect(name).toMatch(/\.[\w-]{16}\.tmp$/);
+    }
+  });
+
+  it('leaves no temp file behind when the rename fails', () => {
+    const target = join(dir, 'taken');
+    mkdirSync(join(target, 'inside'), { recursive: true });
+    expect(() => writeFileAtomic(target, 'x')).toThrow();
+    expect(readdirSync(dir)).toEqual(['taken']);
+  });
+});
+
+describe('a link planted at the temp names gatechat used to pick (<file>.<pid>.tmp)', () => {
+  it('the models cache never writes through it', () => {
+    const precious = victim();
+    symlinkSync(precious, join(dir, `models-cache.json.${process.pid}.tmp`));
+    saveModelIds('http://gw/v1', ['a', 'b'], dir);
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
+    expect(cachedModelIds(dir)).toEqual(['a', 'b']);
+  });
+
+  it('the input history compaction never writes through it', () => {
+    const file = join(dir, 'input-history.jsonl');
+    writeFileSync(file, Array.from({ length: 30 }, (_, i) => `${JSON.stringify(`prompt ${i}`)}\n`).join(''));
+    const precious = victim();
+    symlinkSync(precious, `${file}.${process.pid}.tmp`);
+    const history = openInputHistory(file, { limit: 10 });
+    expect(history.entries).toHaveLength(10);
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(10);
+  });
+
+  it('the code cache never writes through it', async () => {
+    // bin/code-cache.js in this process, over a one-line chunk: its save runs on this event.
+    const chunks = join(dir, 'dist', 'chunks');
+    mkdirSync(chunks, { recursive: true });
+    const entry = join(chunks, 'main-TESTTEST.cjs');
+    writeFileSync(entry, 'module.exports = 42;\n');
+    const cacheDir = join(dir, 'cache');
+    const cacheFile = join(cacheDir, 'code-cache', `${process.version}-${process.arch}`, 'main-TESTTEST', 'main-TESTTEST.cjs.v8');
+    mkdirSync(join(cacheFile, '..'), { recursive: true });
+    const precious = victim();
+    symlinkSync(precious, `${cacheFile}.${process.pid}.tmp`);
+    const saved = process.env.GATECHAT_CACHE_DIR;
+    process.env.GATECHAT_CACHE_DIR = cacheDir;
+    const umask = process.umask(0);
+    try {
+      const { runWithCodeCache } = (await import(join(repoRoot, 'bin', 'code-cache.js'))) as { runWithCodeCache(entry: string): void };
+      runWithCodeCache(entry);
+      process.emit('gatechat:before-v8-flags' as never);
+    } finally {
+      process.umask(umask);
+      if (saved === undefined) delete process.env.GATECHAT_CACHE_DIR;
+      else process.env.GATECHAT_CACHE_DIR = saved;
+    }
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
+    expect(statSync(cacheFile).size).toBeGreaterThan(0);
+    if (posix) expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe.runIf(posix)('no link followed in an own file\'s place', () => {
+  it('reading or appending through a link is refused (ELOOP), the link target untouched', () => {
+    const precious = victim();
+    const file = join(dir, 'conv.jsonl');
+    symlinkSync(precious, file);
+    expect(() => readOwnFile(file)).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    expect(() => appendOwnRecord(file, '{"x":1}\n')).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
+  });
+
+  it('a FIFO in a file\'s place is refused without blocking; a directory is EISDIR', () => {
+    const fifo = join(dir, 'fifo.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readOwnFile(fifo)).toThrow(expect.objectContaining({ code: 'ENOTREG' }));
+    mkdirSync(join(dir, 'd.jsonl'));
+    expect(() => appendOwnRecord(join(dir, 'd.jsonl'), 'x\n')).toThrow(expect.objectContaining({ code: 'EISDIR' }));
+  });
+
+  it('the input history planted as a link is neither read nor written, and says so once', () => {
+    const precious = victim();
+    const file = join(dir, 'input-history.jsonl');
+    symlinkSync(precious, file);
+    const warnings: string[] = [];
+    const history = openInputHistory(file, { warn: (line) => warnings.push(line) });
+    expect(history.entries).toEqual([]);
+    history.append('a private prompt');
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/input history not kept: .*input-history\.jsonl: it is a symbolic link/);
+  });
+});
+
+describe('appendOwnRecord from many processes at once (conversations, the ledger)', () => {
+  it('8 processes × 40 records of up to 200 KB: every record whole, on its own line', async () => {
+    // The module itself, bundled for plain node, run by 8 real processes on one file.
+    const script = join(dir, 'append.mjs');
+    await build({ entryPoints: [join(repoRoot, 'src/storage/own-files.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(dir, 'own-files.mjs'), logLevel: 'silent' });
+    writeFileSync(
+      script,
+      `import { appendOwnRecord } from './own-files.mjs';
+const [file, who] = process.argv.slice(2);
+for (let i = 0; i < 40; i++) {
+  const pad = 'x'.repeat(((Number(who) * 7919 + i * 104729) % 200) * 1000);
+  appendOwnRecord(file, JSON.stringify({ type: 'usage', who: Number(who), i, pad }) + '\\n', { create: true });
+}
+`,
+    );
+    const file = join(dir, 'usage.jsonl');
+    await Promise.all(
+      Array.from({ length: 8 }, (_, who) => new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, [script, file, String(who)], { stdio: 'inherit' });
+        child.on('error', reject);
+        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer ${who} exited ${code}`))));
+      })),
+    );
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(320);
+    const seen = new Set(lines.map((line) => {
+      const record = JSON.parse(line) as { who: number; i: number; pad: string };
+      return `${record.who}:${record.i}`;
+    }));
+    expect(seen.size).toBe(320);
+    if (posix) expect(statSync(file).mode & 0o777).toBe(0o600);
+  }, 60_000);
+});
+
+describe('lockFile', () => {
+  it('a second holder waits, then is refused with one line naming the holder; release lets it in', () => {
+    const target = join(dir, 'config.json');
+    const lock = lockFile(target, { waitMs: 0, what: 'the config file' });
+    expect(existsSync(`${target}.lock`)).toBe(true);
+    if (posix) expect(statSync(`${target}.lock`).mode & 0o777).toBe(0o600);
+    let refused: unknown;
+    try {
+      lockFile(target, { waitMs: 50, what: 'the config file' });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(StorageError);
+    expect((refused as StorageError).exitCode).toBe(2);
+    expect((refused as Error).message).toBe(`the config file is in use by another gatechat (pid ${process.pid}); its lock is ${target}.lock`);
+    lock.release();
+    expect(existsSync(`${target}.lock`)).toBe(false);
+    lockFile(target, { waitMs: 0, what: 'the config file' }).release();
+  });
+
+  it('a lock left by a process killed with SIGKILL is taken over', () => {
+    const target = join(dir, 'out.jsonl');
+    // A real process that takes the lock and is killed before it can release it.
+    const dead = spawnSync(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { timeout: 1 });
+    expect(dead.pid).toBeGreaterThan(0);
+    writeFileSync(`${target}.lock`, JSON.stringify({ pid: dead.pid, host: hostname(), started: null, nonce: 'dead' }));
+    const lock = lockFile(target, { waitMs: 0, what: 'the output' });
+    expect(JSON.parse(readFileSync(`${target}.lock`, 'utf8')).pid).toBe(process.pid);
+    lock.release();
+  });
+
+  it('a pid reused by another program does not hold the lock (its start time differs)', () => {
+    const target = join(dir, 'out.jsonl');
+    writeFileSync(`${target}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), started: '1', nonce: 'old' }));
+    const lock = lockFile(target, { waitMs: 0, what: 'the output' });
+    expect(JSON.parse(readFileSync(`${target}.lock`, 'utf8')).nonce).not.toBe('old');
+    lock.release();
+  });
+
+  it('release never removes a lock another process took meanwhile', () => {
+    const target = join(dir, 'out.jsonl');
+    const lock = lockFile(target, { waitMs: 0, what: 'the output' });
+    const theirs = JSON.stringify({ pid: process.pid, host: 'elsewhere', started: null, nonce: 'theirs' });
+    writeFileSync(`${target}.lock`, theirs);
+    lock.release();
+    expect(readFileSync(`${target}.lock`, 'utf8')).toBe(theirs);
+  });
+});
