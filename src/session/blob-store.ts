@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../storage/own-files.js';
+import { ensurePrivateDir, readOwnBytes, writeFileAtomic } from '../storage/own-files.js';
 
 // Binary attachments of saved conversations, stored once by content hash (SPEC §12): the same
 // screenshot sent in ten turns or ten conversations is one file. Conversations hold only the hash.
@@ -31,7 +31,8 @@ export class BlobStore {
   get(hash: string): string | null {
     if (!HASH.test(hash)) return null;
     try {
-      return readFileSync(join(this.root, hash)).toString('base64');
+      // Never through a link planted in a blob's place: its target would be sent to the gateway.
+      return readOwnBytes(join(this.root, hash)).toString('base64');
     } catch {
       return null;
     }

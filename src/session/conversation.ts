@@ -229,49 +229,43 @@ class GatewayConversation implements GatewayConversationApi {
     const finished: FinishedTurn = { prompt, attachments, result, status };
     this.turns.push(finished);
     if (turnId !== undefined) this.turnIds.set(finished, turnId);
-    const saveError = spill?.failure ?? (cid ? this.saveAnswer(cid, turnId, spill, result, settings, status, error, firstTokenMs, timings.totalMs) : undefined);
-    if (saveError) {
-      // What was printed stays printed; the turn's own failure, if any, decides the exit code.
-      if (error) this.deps.warn?.(`${saveError.message}${saveError.hint ? ` (${saveError.hint})` : ''}`);
-      else error = saveError;
+    // A store that cannot take the answer (disk full) does not take back what was printed.
+    let saveError = spill?.failure;
+    if (cid && !saveError) {
+      saveError = storageFailure(() =>
+        this.deps.store!.appendAssistant(cid, {
+          turn: turnId,
+          // With a spill, the earlier parts are on disk already; the record carries the rest.
+          content: spill ? spill.rest() : result.text,
+          reasoning: result.reasoning,
+          tool_calls: result.tool_calls,
+          status,
+          finish_reason: result.finish_reason,
+          raw_finish_reason: result.raw_finish_reason,
+          usage: result.usage,
+          model: result.model ?? settings.model,
+          api: settings.api,
+          params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream, options: settings.extraBody },
+          timings: { first_token_ms: firstTokenMs, total_ms: timings.totalMs },
+          error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
+        }),
+      );
     }
+    // The turn's own failure, if any, decides the exit code; the save's is said beside it.
+    if (saveError && error) this.deps.warn?.(`${saveError.message}${saveError.hint ? ` (${saveError.hint})` : ''}`);
+    else if (saveError) error = saveError;
     return { status, result, error, termination: outcome?.termination, timings, ...(this.deps.answerSchema ? { data: data ?? null } : {}) };
   }
+}
 
-  /** The turn's answer record; a store that cannot take it (disk full) gives the error to report. */
-  private saveAnswer(
-    cid: string,
-    turnId: string | undefined,
-    spill: AnswerSpill | null,
-    result: TurnOutcome['result'],
-    settings: SessionSettings,
-    status: TurnStatus,
-    error: GatechatError | undefined,
-    firstTokenMs: number | null,
-    totalMs: number,
-  ): StorageError | undefined {
-    try {
-      this.deps.store!.appendAssistant(cid, {
-        turn: turnId,
-        // With a spill, the earlier parts are on disk already; the record carries the rest.
-        content: spill ? spill.rest() : result.text,
-        reasoning: result.reasoning,
-        tool_calls: result.tool_calls,
-        status,
-        finish_reason: result.finish_reason,
-        raw_finish_reason: result.raw_finish_reason,
-        usage: result.usage,
-        model: result.model ?? settings.model,
-        api: settings.api,
-        params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream, options: settings.extraBody },
-        timings: { first_token_ms: firstTokenMs, total_ms: totalMs },
-        error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
-      });
-      return undefined;
-    } catch (failure) {
-      if (failure instanceof StorageError) return failure;
-      throw failure;
-    }
+/** Runs a write to the store; a storage fault (disk full, read-only) comes back instead of being thrown. */
+function storageFailure(write: () => void): StorageError | undefined {
+  try {
+    write();
+    return undefined;
+  } catch (error) {
+    if (error instanceof StorageError) return error;
+    throw error;
   }
 }
 
@@ -334,12 +328,7 @@ class AnswerSpill {
     if (this.failure) return;
     this.pending += delta;
     if (this.pending.length >= AnswerSpill.partSize) {
-      try {
-        this.store.appendAnswerPart(this.cid, this.pending, this.turn);
-      } catch (error) {
-        if (!(error instanceof StorageError)) throw error;
-        this.failure = error;
-      }
+      this.failure = storageFailure(() => this.store.appendAnswerPart(this.cid, this.pending, this.turn));
       this.pending = '';
     }
   }

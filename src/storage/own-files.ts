@@ -69,14 +69,19 @@ export function openOwnFile(path: string, purpose: OpenPurpose): number {
   return fd;
 }
 
-/** The whole file as text, read through openOwnFile(). */
-export function readOwnFile(path: string): string {
+/** The whole file, read through openOwnFile(). */
+export function readOwnBytes(path: string): Buffer {
   const fd = openOwnFile(path, 'read');
   try {
-    return readFileSync(fd, 'utf8');
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The whole file as text, read through openOwnFile(). */
+export function readOwnFile(path: string): string {
+  return readOwnBytes(path).toString('utf8');
 }
 
 /** readOwnFile(), or null when there is no such file. */

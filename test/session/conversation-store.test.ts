@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -151,6 +151,81 @@ describe('ConversationStore', () => {
     expect(ids.size).toBe(20);
     expect(readdirSync(join(root, 'data', 'conversations'))).toHaveLength(20);
     expect(newCid(new Date('2026-11-22T15:30:12.999Z'))).toMatch(/^20261122-153012-[0-9a-f]{4}$/);
+  });
+});
+
+describe.runIf(posix)('a blob replaced by a link', () => {
+  it('is not read through: the attachment counts as missing and the link target is never sent', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    const data = Buffer.from('not really a png').toString('base64');
+    store.appendUser(cid, 'see this', { attachments: [{ kind: 'image', path: 'a.png', mime: 'image/png', data, bytes: 16 }] });
+    const [turn] = store.load(cid).turns;
+    const blob = join(root, 'data', 'blobs', (turn!.attachments![0] as { sha256: string }).sha256);
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'private key');
+    rmSync(blob);
+    symlinkSync(secret, blob);
+    expect(() => store.hydrate(turn!.attachments!, cid)).toThrow(/the attached a\.png is missing/);
+  });
+});
+
+describe('records of several runs appended to one conversation at once', () => {
+  const summary = (cid: string) => store.load(cid).turns.map((t) => [t.user, t.assistant?.content ?? null, t.assistant?.status ?? null]);
+
+  it('pairs each answer with its own prompt by turn id, in prompt order', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    const one = store.appendUser(cid, 'one');
+    const two = store.appendUser(cid, 'two');
+    store.appendAssistant(cid, { ...answer('answer two'), turn: two });
+    const three = store.appendUser(cid, 'three');
+    store.appendAssistant(cid, { ...answer('answer one'), turn: one });
+    store.appendAssistant(cid, { ...answer('answer three'), turn: three });
+    expect(summary(cid)).toEqual([
+      ['one', 'answer one', 'complete'],
+      ['two', 'answer two', 'complete'],
+      ['three', 'answer three', 'complete'],
+    ]);
+  });
+
+  it('answer parts interleaved with another run\'s join their own answer; a run that died keeps its parts as a partial', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    const a = store.appendUser(cid, 'long a');
+    const b = store.appendUser(cid, 'long b');
+    store.appendAnswerPart(cid, 'a1 ', a);
+    store.appendAnswerPart(cid, 'b1 ', b);
+    store.appendAnswerPart(cid, 'a2 ', a);
+    store.appendAssistant(cid, { ...answer('a3'), turn: a });
+    store.appendAnswerPart(cid, 'b2', b); // b was killed here
+    expect(summary(cid)).toEqual([
+      ['long a', 'a1 a2 a3', 'complete'],
+      ['long b', 'b1 b2', 'interrupted'],
+    ]);
+  });
+
+  it('/retry supersedes the turn it names, even when another run\'s prompt came in between', () => {
+    const cid = store.create({ model: 'echo', api: 'chat' });
+    const first = store.appendUser(cid, 'ask again');
+    store.appendAssistant(cid, { ...answer('bad answer'), turn: first });
+    const other = store.appendUser(cid, 'from another terminal');
+    store.appendAssistant(cid, { ...answer('its answer'), turn: other });
+    const again = store.appendUser(cid, 'ask again', { retry: true, supersedes: first });
+    store.appendAssistant(cid, { ...answer('good answer'), turn: again });
+    expect(summary(cid)).toEqual([
+      ['from another terminal', 'its answer', 'complete'],
+      ['ask again', 'good answer', 'complete'],
+    ]);
+  });
+
+  it('a whole record glued to the fragment a killed writer left is kept, and said', () => {
+    const warnings: string[] = [];
+    const watched = new ConversationStore(join(root, 'data'), { warn: (line) => warnings.push(line) });
+    const cid = watched.create({ model: 'echo', api: 'chat' });
+    const one = watched.appendUser(cid, 'one');
+    // A writer killed mid-record, then another run's record appended right after the fragment.
+    appendFileSync(fileOf(cid), '{"type":"assistant","turn":"zzzz","content":"tor');
+    appendFileSync(fileOf(cid), `${JSON.stringify({ type: 'assistant', turn: one, ts: '', ...answer('uno') })}\n`);
+    expect(watched.load(cid).turns.map((t) => t.assistant?.content)).toEqual(['uno']);
+    expect(warnings).toEqual([`warning: conversation ${cid}: line 3 begins with a torn record; the rest is used`]);
   });
 });
 
