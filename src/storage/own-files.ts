@@ -103,7 +103,9 @@ export function readOwnFileIfExists(path: string): string | null {
 export function appendOwnRecord(path: string, line: string, options: { create?: boolean; durable?: boolean } = {}): void {
   const fd = openOwnFile(path, options.create ? 'append-or-create' : 'append');
   try {
-    const { size } = fstatSync(fd);
+    const { size, mode } = fstatSync(fd);
+    // Just created (the umask may have taken bits off 0600, e.g. 0o277 leaves 0400): ours to set.
+    if (options.create && size === 0 && (mode & 0o777) !== PRIVATE_FILE_MODE && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);

@@ -156,6 +156,19 @@ describe.runIf(posix)('no link followed in an own file\'s place', () => {
 });
 
 describe('appendOwnRecord from many processes at once (conversations, the ledger)', () => {
+  it.runIf(posix)('a log it creates is 0600 whatever the umask (0o277 would leave 0400, 000 0666)', () => {
+    for (const umask of [0o277, 0o000]) {
+      const file = join(dir, `log-${umask}.jsonl`);
+      const before = process.umask(umask);
+      try {
+        appendOwnRecord(file, '"a"\n', { create: true });
+      } finally {
+        process.umask(before);
+      }
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+  });
+
   it('8 processes × 40 records of up to 200 KB: every record whole, on its own line', async () => {
     // The module itself, bundled for plain node, run by 8 real processes on one file.
     const script = join(dir, 'append.mjs');
