@@ -82,15 +82,25 @@ describe('8 `config set` at once', () => {
 describe('two `batch` runs on one --output', () => {
   it('the second refuses with one line naming the output as in use; every prompt is sent once', async () => {
     const input = join(ctx.user.home, 'in.jsonl');
-    writeFileSync(input, Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: i, prompt: `line ${i}` })).join('\n') + '\n');
+    const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ id: i, prompt: `line ${i}` }));
+    writeFileSync(input, `${lines.join('\n')}\n`);
     const output = join(ctx.user.home, 'out.jsonl');
-    const args = ['batch', input, '--output', output, '-m', 'slow-40', '--max-tokens', '10', '--concurrency', '2', '--base-url', ctx.base];
-    const firstRun = runCli(args, { env: ctx.user.env(), timeoutMs: 60_000 });
-    // The second starts once the first holds the output (its lock file is there).
     const lock = `${output}.lock`;
-    for (let i = 0; i < 400 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 25));
+    // The first reads its lines from stdin, kept open until the second has run: it holds the output meanwhile.
+    let feed: import('node:stream').Writable | undefined;
+    const firstRun = runCli(['batch', '-', '--output', output, '-m', 'echo', '--base-url', ctx.base], {
+      env: ctx.user.env(),
+      timeoutMs: 60_000,
+      stdin: 'open',
+      onSpawn: (child) => {
+        feed = child.stdin!;
+        feed.write(`${lines.slice(0, 3).join('\n')}\n`);
+      },
+    });
+    for (let i = 0; i < 2000 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 25));
     expect(existsSync(lock)).toBe(true);
-    const second = await runCli(args, { env: ctx.user.env(), timeoutMs: 60_000 });
+    const second = await runCli(['batch', input, '--output', output, '-m', 'echo', '--base-url', ctx.base], { env: ctx.user.env(), timeoutMs: 60_000 });
+    feed!.end(`${lines.slice(3).join('\n')}\n`);
     const first = await firstRun;
     expect(first.code, first.stderr).toBe(0);
     expect(second.code).toBe(2);

@@ -15,7 +15,8 @@ export interface CliResult {
 
 export interface CliOptions {
   env?: Record<string, string | undefined>;
-  stdin?: string | Buffer;
+  /** Written to stdin, which is then closed; `'open'`: left open for the test to write (onSpawn). */
+  stdin?: string | Buffer | 'open';
   /** Kill after this many ms (the test then sees signal SIGKILL): a hang must fail, not stall the suite. */
   timeoutMs?: number;
   home?: string;
@@ -65,7 +66,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   child.stdin.on('error', () => {});
-  if (options.stdin !== undefined) child.stdin.end(options.stdin);
+  if (options.stdin === 'open') {
+    // The test writes to child.stdin itself (onSpawn) and ends it.
+  } else if (options.stdin !== undefined) child.stdin.end(options.stdin);
   else child.stdin.end();
   options.onSpawn?.(child);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
