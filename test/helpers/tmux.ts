@@ -56,7 +56,8 @@ export class TmuxSession {
 
   /** Text pasted as a terminal pastes it (bracketed when the program asked for it). */
   paste(text: string): void {
-    this.tmux('set-buffer', text);
+    // `--`: a text that starts with '-' is not an option.
+    this.tmux('set-buffer', '--', text);
     this.tmux('paste-buffer', '-p', '-d');
   }
 

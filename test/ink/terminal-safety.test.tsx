@@ -20,10 +20,13 @@ const ESC = '\u001B';
 const BEL = '\u0007';
 const osc = (payload: string) => `${ESC}]${payload}${BEL}`;
 
-/** With colour off the views write no escape codes of their own: any ESC or BEL came from the gateway. */
+/**
+ * With colour off the views write no escape codes of their own but bold, italic, underline and
+ * strikethrough (NO_COLOR forbids colour only, SPEC §8): any other ESC or BEL came from the gateway.
+ */
 function expectNoControls(output: string) {
-  // Bracketed paste on and off is the chat's own.
-  output = output.replace(/\u001B\[\?2004[hl]/g, '');
+  // Bracketed paste on and off is the chat's own, and so are attribute-only SGR sequences.
+  output = output.replace(/\u001B\[\?2004[hl]/g, '').replace(/\u001B\[(?:(?:0|1|3|4|9|2[2-4]|29);?)*m/g, '');
   expect(output).not.toMatch(/[\u0007\u001B\u009B\u009D]/);
   expect(output).not.toContain('PWNED');
 }

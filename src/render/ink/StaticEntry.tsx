@@ -3,7 +3,7 @@ import { sanitizeForTerminal as safe } from '../terminal-text.js';
 import type { StaticItem } from './chat-state.js';
 import { renderMarkdownText } from './markdown-loader.js';
 import { ToolCallBlock } from './ToolCallBlock.js';
-import { visibleWidth } from './wrap.js';
+import { visibleWidth, wrapText } from './wrap.js';
 
 const TONE_COLOR = { info: undefined, error: 'red', warn: 'yellow', dim: 'gray' } as const;
 
@@ -15,18 +15,22 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
   switch (item.kind) {
     case 'banner':
       return <Text dimColor={color}>{safe(item.text)}</Text>;
-    case 'prompt':
+    case 'prompt': {
+      // Wrapped by our rules (words, CJK, URLs whole), beside a fixed marker column, never under it;
+      // a box as wide as the widest row keeps Ink from splitting a long URL again.
+      const text = wrapText(safe(item.text), Math.max(10, width - 2));
+      const widest = Math.max(...text.split('\n').map(visibleWidth));
       return (
         <Box marginTop={1}>
-          {/* A fixed marker column: the prompt wraps beside it, never under it. */}
           <Box width={2} flexShrink={0}>
             <Text bold color={color ? 'cyan' : undefined}>›</Text>
           </Box>
-          <Box width={Math.max(10, width - 3)}>
-            <Text bold>{safe(item.text)}</Text>
+          <Box width={Math.max(widest, width - 2)} flexShrink={0}>
+            <Text bold>{text}</Text>
           </Box>
         </Box>
       );
+    }
     case 'answer': {
       const text = renderMarkdownText(item.text, width - 2, color);
       // Wrapped already, by rules Ink does not know: a URL longer than the line runs past the width
