@@ -28,6 +28,7 @@ export function openModelCatalog({ file, flags, env, settings, conn, log, now = 
   const cached = cachedModelList(conn.baseUrl);
   let ids = cached.ids;
   let fetching: Promise<void> | null = null;
+  let fetched = false;
   const stale = cached.savedAt === null || now - cached.savedAt > MODEL_LIST_MAX_AGE_MS;
   const refreshIfStale = () => {
     if (!stale || fetching) return;
@@ -37,9 +38,20 @@ export function openModelCatalog({ file, flags, env, settings, conn, log, now = 
         ids = models.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id));
         saveModelIds(conn.baseUrl, ids);
       })
-      .catch((error: unknown) => log?.(`model list for /model completion not refreshed: ${(error as Error).message}`));
+      .catch((error: unknown) => log?.(`model list for /model completion not refreshed: ${(error as Error).message}`))
+      .finally(() => {
+        fetched = true;
+      });
   };
   return {
+    pending() {
+      return fetching && !fetched ? fetching : null;
+    },
+    async listed() {
+      refreshIfStale();
+      if (fetching) await fetching;
+      return ids.length > 0 ? ids : null;
+    },
     names() {
       refreshIfStale();
       return [...aliases.keys(), ...ids];

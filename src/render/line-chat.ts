@@ -9,7 +9,9 @@ import type { Attachment, ChatEvent } from '../protocol/events.js';
 import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import type { Conversation, TurnOutcome } from '../session/types.js';
 import { ExitCode } from '../exit-codes.js';
-import { parseInput, unknownCommandNotice } from './ink/commands.js';
+import { readReferences } from './ink/at-references.js';
+import { leavingLine } from './ink/chat-banner.js';
+import { inChatHint, parseInput, unknownCommandNotice } from './ink/commands.js';
 import type { InputHistory } from './ink/input-history.js';
 import { runCommand, type CommandContext } from './ink/slash-commands.js';
 import { sanitizeForTerminal, TerminalSanitizer } from './terminal-text.js';
@@ -84,7 +86,7 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     if (!atLineStart) stdout.write('\n');
     lastAnswer = outcome.result.text || lastAnswer;
     if (outcome.status === 'cancelled') print('⊘ cancelled');
-    else if (outcome.error) print(`✗ failed: ${outcome.error.message}${outcome.error.hint ? ` (${outcome.error.hint})` : ''}`);
+    else if (outcome.error) print(`✗ failed: ${outcome.error.message}${outcome.error.hint ? ` (${inChatHint(outcome.error.hint)})` : ''}`);
     else if (outcome.status === 'interrupted') print('✗ interrupted');
     else if (outcome.result.finish_reason === 'length') print('answer cut off at the token limit (finish_reason: length)');
   };
@@ -98,6 +100,7 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
 
   const context: CommandContext = {
     conversation,
+    lineMode: true,
     notice: (text) => print(text),
     startTurn,
     exit: () => {
@@ -137,17 +140,22 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     if (parsed.kind === 'prompt') {
       if (!line.trim()) return;
       opts.history.append(line);
+      let message: string;
+      let files: Attachment[];
       try {
-        checkAttachmentLimits(pendingFiles, line);
+        // @path attaches like /attach; a path that names nothing sends nothing.
+        const referenced = await readReferences(parsed.text, print);
+        message = referenced.text;
+        files = [...pendingFiles, ...referenced.files];
+        checkAttachmentLimits(files, message);
       } catch (error) {
         return print((error as Error).message);
       }
       const controller = new AbortController();
-      const files = pendingFiles;
       pendingFiles = [];
-      startTurn(conversation.send(line, controller.signal, files), line, controller);
+      startTurn(conversation.send(message, controller.signal, files), message, controller);
     } else if (parsed.kind === 'command') {
-      runCommand(parsed.name, parsed.arg, context);
+      runCommand(parsed.name, parsed.arg, context, parsed.force);
     } else {
       print(unknownCommandNotice(parsed));
     }
@@ -196,6 +204,8 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     // End of input (Ctrl-D) during an answer: let it finish and be recorded.
     if (turn) await turn;
     if (!leaving) stdout.write('\n');
+    const farewell = leavingLine(conversation);
+    if (farewell && code === ExitCode.ok) print(farewell);
   } finally {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onSignal);

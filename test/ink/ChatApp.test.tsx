@@ -140,7 +140,7 @@ describe('ChatApp', () => {
     await type(app, 'question', ENTER);
     await until(() => conversation.turns.length === 1, 'the turn');
     await type(app, `/save ${join(dir, 't.md')}`, ENTER);
-    await until(() => frame(app).includes('saved 1 turn(s)'), 'the save notice');
+    await until(() => frame(app).includes('saved 1 turn to'), 'the save notice');
     expect(readFileSync(join(dir, 't.md'), 'utf8')).toContain('## User\n\nquestion');
     await type(app, '/retry', ENTER);
     await until(() => conversation.sent.length === 2, 'the retry');

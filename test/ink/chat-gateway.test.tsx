@@ -139,7 +139,7 @@ describe('chat over the dev gateway', () => {
     await until(idle(conversation, 2), 'the new turn');
     const file = join(dir, 'transcript.md');
     await type(app, `/save ${file}`, ENTER);
-    await until(() => frame(app).includes(`saved 2 turn(s) to ${file}`), 'the save notice');
+    await until(() => frame(app).includes(`saved 2 turns to ${file}`), 'the save notice');
     const saved = readFileSync(file, 'utf8');
     expect(saved).toContain('- model: echo');
     expect(saved.split('## User')).toHaveLength(3);

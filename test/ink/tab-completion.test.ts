@@ -48,10 +48,10 @@ describe('unknownCommandNotice', () => {
   };
 
   it('offers the closest command when there is one', () => {
-    expect(unknownCommandNotice(unknown('/modle x'))).toBe('unknown command /modle — did you mean /model? (/help lists commands)');
+    expect(unknownCommandNotice(unknown('/modle x'))).toBe('unknown command /modle — did you mean /model? (/help lists commands · //modle sends it as text)');
   });
 
   it('points to /help when nothing is close', () => {
-    expect(unknownCommandNotice(unknown('/zzzzzzzz'))).toBe('unknown command /zzzzzzzz (/help lists commands)');
+    expect(unknownCommandNotice(unknown('/zzzzzzzz'))).toBe('unknown command /zzzzzzzz (/help lists commands · //zzzzzzzz sends it as text)');
   });
 });

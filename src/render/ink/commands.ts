@@ -4,23 +4,26 @@ export interface CommandSpec {
   name: string;
   args: string;
   help: string;
+  /** The help on a dumb terminal (line mode), where it differs; null: not there at all. */
+  lineHelp?: string | null;
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
   { name: 'help', args: '', help: 'commands and keys' },
-  { name: 'model', args: '<id|alias>', help: 'switch model; Tab completes ids and aliases (no argument: show it)' },
+  { name: 'model', args: '<id|alias>', help: 'switch model; Tab completes ids and aliases (no argument: show it)', lineHelp: 'switch model (no argument: show it)' },
   { name: 'models', args: '[filter]', help: 'list the aliases and the gateway\'s model ids' },
   { name: 'temperature', args: '<n|off>', help: 'set or clear the temperature' },
   { name: 'system', args: '<text|off>', help: 'set or clear the system prompt' },
   { name: 'api', args: '<chat|messages>', help: 'switch interface' },
   { name: 'stream', args: '<on|off>', help: 'streaming on or off' },
-  { name: 'reasoning', args: '[on|off]', help: 'show or fold reasoning (also Ctrl-R)' },
+  { name: 'max-tokens', args: '<n|off>', help: "limit each answer's length (off: the model's default)" },
+  { name: 'reasoning', args: '[on|off]', help: 'show or fold reasoning (also Ctrl-R)', lineHelp: 'show or hide reasoning' },
   { name: 'retry', args: '', help: 'ask the last prompt again, replacing its answer' },
   { name: 'clear', args: '', help: 'start a new conversation' },
-  { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message' },
-  { name: 'save', args: '<file>', help: 'write the conversation as Markdown' },
-  { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)' },
-  { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review' },
+  { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message (or @path in it)' },
+  { name: 'save', args: '<file>', help: 'write the conversation as Markdown (/save! overwrites a file)' },
+  { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)', lineHelp: null },
+  { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review', lineHelp: null },
   { name: 'exit', args: '', help: 'leave (also Ctrl-D, or Ctrl-C twice)' },
 ];
 
@@ -32,6 +35,7 @@ export type CommandName =
   | 'system'
   | 'api'
   | 'stream'
+  | 'max-tokens'
   | 'reasoning'
   | 'retry'
   | 'clear'
@@ -45,20 +49,25 @@ const ALIASES: Record<string, CommandName> = { quit: 'exit', q: 'exit', '?': 'he
 
 export type ParsedInput =
   | { kind: 'prompt'; text: string }
-  | { kind: 'command'; name: CommandName; arg: string }
+  /** `force`: the command was typed with a `!` (`/save!` overwrites). */
+  | { kind: 'command'; name: CommandName; arg: string; force?: true }
   | { kind: 'unknown'; name: string; suggestion: string | null };
+
+/** Commands that take a `!`. */
+const FORCEABLE: ReadonlySet<CommandName> = new Set(['save']);
 
 /** "//text" sends "/text" as a prompt; a lone "/" or a path-like "/usr/bin …" is a command attempt. */
 export function parseInput(text: string): ParsedInput {
   if (!text.startsWith('/')) return { kind: 'prompt', text };
   if (text.startsWith('//')) return { kind: 'prompt', text: text.slice(1) };
-  const match = /^\/(\S*)\s*([\s\S]*)$/.exec(text)!;
+  const match = /^\/(\S*?)(!?)(?:\s+|$)([\s\S]*)$/.exec(text)!;
   const name = match[1]!.toLowerCase();
-  const arg = match[2]!.trim();
+  const arg = match[3]!.trim();
   const known = COMMANDS.find((c) => c.name === name)?.name as CommandName | undefined;
   const resolved = known ?? ALIASES[name];
-  if (resolved) return { kind: 'command', name: resolved, arg };
-  return { kind: 'unknown', name, suggestion: closestCommand(name) };
+  if (resolved && match[2] && FORCEABLE.has(resolved)) return { kind: 'command', name: resolved, arg, force: true };
+  if (resolved && !match[2]) return { kind: 'command', name: resolved, arg };
+  return { kind: 'unknown', name: `${name}${match[2]}`, suggestion: closestCommand(name) };
 }
 
 function editDistance(a: string, b: string): number {
@@ -140,19 +149,37 @@ export function tabCompletion(value: string, modelNames?: () => readonly string[
 /** The notice for a `/name` that is no command, with the closest one when there is one. */
 export function unknownCommandNotice(input: Extract<ParsedInput, { kind: 'unknown' }>): string {
   const guess = input.suggestion ? ` — did you mean /${input.suggestion}?` : '';
-  return `unknown command /${input.name}${guess} (/help lists commands)`;
+  return `unknown command /${input.name}${guess} (/help lists commands · //${input.name} sends it as text)`;
 }
 
-export function helpText(): string {
-  const width = Math.max(...COMMANDS.map((c) => `/${c.name} ${c.args}`.length));
-  const lines = COMMANDS.map((c) => `  ${`/${c.name} ${c.args}`.padEnd(width)}  ${c.help}`);
-  return [
-    'Commands:',
-    ...lines,
-    'Keys:',
-    '  Enter send · Alt+Enter / Shift+Enter / Ctrl-J or a trailing \\ new line · Up/Down history',
-    '  Esc or Ctrl-C cancel an answer · Ctrl-C clears the prompt, twice on empty exits · Ctrl-D exits',
-    '  Ctrl-A/E line start/end · Ctrl-U/K kill to start/end · Ctrl-W delete word · Tab completes commands and /model names',
-    '  Ctrl-R shows or folds reasoning · //text sends a prompt that starts with "/"',
-  ].join('\n');
+/** A hint written for the command line, said the chat's way (`gatechat models` → `/models`). */
+export function inChatHint(hint: string): string {
+  return hint.replace(/\bgatechat models\b/g, '/models');
+}
+
+const TERMINAL_KEYS = [
+  '  Enter send · Alt+Enter / Shift+Enter / Ctrl-J or a trailing \\ new line · Up/Down rows, then history',
+  '  Esc or Ctrl-C cancel an answer · Ctrl-C clears the prompt, twice on empty exits · Ctrl-D exits',
+  '  Ctrl-A/E line start/end · Alt+b/f or Ctrl+Left/Right word · Ctrl-U/K kill to start/end',
+  '  Alt+Backspace / Alt+d delete a word (stops at punctuation) · Ctrl-W delete back to a space',
+  '  Ctrl-G or Ctrl-X Ctrl-E edit the prompt in $EDITOR · Ctrl-L redraw · Ctrl-Z suspend (fg resumes)',
+  '  Tab completes commands, /model names and paths (after /attach, /save, @) · Ctrl-R shows or folds reasoning',
+  '  @path attaches a file (\\@ is a literal @) · //text sends a prompt that starts with "/"',
+];
+
+// TERM=dumb: the terminal's own line editing reads each line; only these keys mean anything.
+const LINE_KEYS = [
+  '  Enter send · a trailing \\ continues on the next line · Backspace, Ctrl-U, Ctrl-W edit the line',
+  '  Ctrl-C cancels an answer, twice at the prompt exits · Ctrl-D exits',
+  '  @path attaches a file (\\@ is a literal @) · //text sends a prompt that starts with "/"',
+];
+
+/** /help: the commands and the keys of the full terminal UI, or of line mode (TERM=dumb). */
+export function helpText(mode: 'terminal' | 'line' = 'terminal'): string {
+  const shown = COMMANDS.flatMap((c) => {
+    const help = mode === 'line' && c.lineHelp !== undefined ? c.lineHelp : c.help;
+    return help === null ? [] : [{ usage: `/${c.name} ${c.args}`, help }];
+  });
+  const width = Math.max(...shown.map((c) => c.usage.length));
+  return ['Commands:', ...shown.map((c) => `  ${c.usage.padEnd(width)}  ${c.help}`), 'Keys:', ...(mode === 'line' ? LINE_KEYS : TERMINAL_KEYS)].join('\n');
 }

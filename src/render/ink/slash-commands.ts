@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { parseApi, parseBoolean, parseModel, parseTemperature } from '../../config/keys.js';
+import { parseApi, parseBoolean, parseModel, parsePositiveInt, parseTemperature } from '../../config/keys.js';
 import { GatechatError } from '../../exit-codes.js';
 import type { ChatEvent } from '../../protocol/events.js';
 import type { Conversation, SessionSettings, TurnOutcome } from '../../session/types.js';
@@ -17,6 +17,10 @@ export interface ModelCatalog {
   describe(filter: string): string;
   /** `/model NAME`: the id to send and the settings NAME's entry brings (SPEC §11). */
   resolve(name: string): Partial<SessionSettings> & { model: string };
+  /** The gateway's list while it is being fetched (names() and describe() start that), else null. */
+  pending?(): Promise<void> | null;
+  /** The gateway's model ids, fetched when nothing is cached; null when it offers no list. */
+  listed?(): Promise<readonly string[] | null>;
 }
 
 /** What a slash command may do to the app; the Ink component provides it, tests provide fakes. */
@@ -34,6 +38,10 @@ export interface CommandContext {
   attach?(path: string | null): void;
   cwd?: string;
   models?: ModelCatalog;
+  /** Puts a command in the input box for the user to confirm with Enter (/save onto a file). */
+  suggest?(draft: string): void;
+  /** A dumb terminal (TERM=dumb): /help lists only the keys line mode honours. */
+  lineMode?: boolean;
 }
 
 function onOff(arg: string, option: string): boolean {
@@ -47,26 +55,53 @@ function expandHome(path: string): string {
 function describeSettings(conversation: Conversation): string {
   const s = conversation.settings;
   const temperature = s.temperature === undefined ? 'default' : String(s.temperature);
-  return `model ${s.model} · ${s.api} · temperature ${temperature} · stream ${s.stream ? 'on' : 'off'}${s.system ? ' · system prompt set' : ''}`;
+  const maxTokens = s.maxTokens === undefined ? '' : ` · max tokens ${s.maxTokens}`;
+  return `model ${s.model} · ${s.api} · temperature ${temperature} · stream ${s.stream ? 'on' : 'off'}${maxTokens}${s.system ? ' · system prompt set' : ''}`;
+}
+
+/** /model NAME: switches (an alias brings its id and its entry's settings; launch flags still win). */
+function switchModel(arg: string, ctx: CommandContext): void {
+  const { conversation } = ctx;
+  const name = parseModel(arg, '/model');
+  // "/model /exit": a command typed after /model, not a model id; switching to it would 404 later.
+  if (name.startsWith('/')) return ctx.notice(`/model: "${name}" is a command, not a model id (/models lists the models)`, 'error');
+  conversation.update(ctx.models?.resolve(name) ?? { model: name });
+  const id = conversation.settings.model;
+  ctx.notice(`model: ${id}${id === name ? '' : ` (alias ${name})`}`, 'dim');
+  // Switched either way; an id the gateway does not list is most often a typo.
+  void ctx.models?.listed?.().then((ids) => {
+    if (ids && !ids.includes(id)) ctx.notice(`${id} is not in the gateway's list of models (/models lists them); switched anyway`, 'warn');
+  });
+}
+
+/** /save FILE: the transcript as Markdown, never onto an existing file unless forced (`/save!`). */
+function save(arg: string, force: boolean, ctx: CommandContext): void {
+  const { conversation } = ctx;
+  if (!arg) return ctx.notice('usage: /save <file> (/save! <file> overwrites)', 'error');
+  const turns = conversation.turns.length;
+  if (turns === 0) return ctx.notice('nothing to save yet: the conversation is empty', 'warn');
+  const file = resolve(ctx.cwd ?? process.cwd(), expandHome(arg));
+  try {
+    writeFileSync(file, transcriptMarkdown(conversation.turns, conversation.settings), { mode: 0o600, flag: force ? 'w' : 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    ctx.suggest?.(`/save! ${arg}`);
+    return ctx.notice(`${file} exists: /save! ${arg} overwrites it${ctx.suggest ? ' (Enter sends it, Ctrl-U drops it)' : ''}`, 'warn');
+  }
+  ctx.notice(`saved ${turns} turn${turns === 1 ? '' : 's'} to ${file}`, 'dim');
 }
 
 /** Runs one slash command; bad values are reported inline like the CLI reports them, nothing changes. */
-export function runCommand(name: CommandName, arg: string, ctx: CommandContext): void {
+export function runCommand(name: CommandName, arg: string, ctx: CommandContext, force = false): void {
   const { conversation } = ctx;
   try {
     switch (name) {
       case 'help':
-        ctx.notice(helpText(), 'info');
+        ctx.notice(helpText(ctx.lineMode ? 'line' : 'terminal'), 'info');
         return;
       case 'model':
         if (!arg) return ctx.notice(describeSettings(conversation), 'info');
-        {
-          const name = parseModel(arg, '/model');
-          // An alias brings its id and its entry's settings; flags given at launch still win.
-          conversation.update(ctx.models?.resolve(name) ?? { model: name });
-          const alias = conversation.settings.model === name ? '' : ` (alias ${name})`;
-          return ctx.notice(`model: ${conversation.settings.model}${alias}`, 'dim');
-        }
+        return switchModel(arg, ctx);
       case 'models':
         if (!ctx.models) return ctx.notice('/models is not available here', 'error');
         return ctx.notice(ctx.models.describe(arg), 'info');
@@ -86,6 +121,10 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext):
         if (!arg) return ctx.notice(describeSettings(conversation), 'info');
         conversation.update({ stream: onOff(arg, '/stream') });
         return ctx.notice(`stream: ${conversation.settings.stream ? 'on' : 'off'}`, 'dim');
+      case 'max-tokens':
+        if (!arg) return ctx.notice(describeSettings(conversation), 'info');
+        conversation.update({ maxTokens: arg.toLowerCase() === 'off' ? undefined : parsePositiveInt(arg, '/max-tokens') });
+        return ctx.notice(`max tokens: ${conversation.settings.maxTokens ?? "off (the model's default)"}`, 'dim');
       case 'reasoning':
         return ctx.toggleReasoning(arg ? onOff(arg, '/reasoning') : undefined);
       case 'retry': {
@@ -102,12 +141,8 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext):
         if (!ctx.attach) return ctx.notice('/attach is not available here', 'error');
         if (!arg) return ctx.notice('usage: /attach <path> (a file, image, PDF or directory) · /attach clear', 'info');
         return ctx.attach(arg.toLowerCase() === 'clear' ? null : expandHome(arg));
-      case 'save': {
-        if (!arg) return ctx.notice('usage: /save <file>', 'error');
-        const file = resolve(ctx.cwd ?? process.cwd(), expandHome(arg));
-        writeFileSync(file, transcriptMarkdown(conversation.turns, conversation.settings), { mode: 0o600 });
-        return ctx.notice(`saved ${conversation.turns.length} turn(s) to ${file}`, 'dim');
-      }
+      case 'save':
+        return save(arg, force, ctx);
       case 'copy': {
         const text = ctx.lastAnswer();
         if (!text) return ctx.notice('no answer to copy yet', 'warn');

@@ -1,6 +1,7 @@
 import { useCallback, useRef, useState } from 'react';
 import type { Attachment } from '../../protocol/events.js';
 import { checkAttachmentLimits, readAttachments } from '../../session/attachments.js';
+import { findReferences, readReferences } from './at-references.js';
 import type { NoticeTone } from './chat-state.js';
 
 export interface PendingAttachments {
@@ -8,8 +9,16 @@ export interface PendingAttachments {
   files: Attachment[];
   /** /attach PATH adds the files read from it (a refused file is a notice); null drops them all. */
   attach(path: string | null): void;
-  /** The files for a message of `text`, now no longer pending; null (after a notice) when over the limits. */
-  takeFor(text: string): Attachment[] | null;
+  /**
+   * The files for a message of `text` (with `referenced`, its @paths), now no longer pending; null
+   * (after a notice) when over the limits.
+   */
+  takeFor(text: string, referenced?: Attachment[]): Attachment[] | null;
+  /**
+   * A message with its files — the pending ones and those its @paths name — handed to `send` once
+   * read. A path that names nothing sends nothing: a notice, and `giveBack` gets the draft.
+   */
+  forMessage(text: string, send: (message: string, files: Attachment[]) => void, giveBack: (draft: string) => void): void;
 }
 
 /**
@@ -43,8 +52,8 @@ export function usePendingAttachments(initial: Attachment[] | undefined, notice:
     );
   };
 
-  const takeFor = (text: string) => {
-    const taken = filesRef.current;
+  const takeFor = (text: string, referenced: Attachment[] = []) => {
+    const taken = [...filesRef.current, ...referenced];
     try {
       checkAttachmentLimits(taken, text);
     } catch (error) {
@@ -55,5 +64,21 @@ export function usePendingAttachments(initial: Attachment[] | undefined, notice:
     return taken;
   };
 
-  return { files, attach, takeFor };
+  const forMessage: PendingAttachments['forMessage'] = (text, send, giveBack) => {
+    const ready = (message: string, referenced: Attachment[]) => {
+      const taken = takeFor(message, referenced);
+      if (taken) send(message, taken);
+    };
+    const references = findReferences(text);
+    if (references.paths.length === 0) return ready(references.text, []);
+    readReferences(text, (line) => notice(line, 'warn')).then(
+      (read) => ready(read.text, read.files),
+      (error: unknown) => {
+        notice((error as Error).message, 'error');
+        giveBack(text);
+      },
+    );
+  };
+
+  return { files, attach, takeFor, forMessage };
 }

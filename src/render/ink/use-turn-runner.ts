@@ -3,6 +3,7 @@ import { ExitCode, GatechatError } from '../../exit-codes.js';
 import type { ChatEvent } from '../../protocol/events.js';
 import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { TOOL_RESULT_HINT, type ChatAction, type NoticeTone } from './chat-state.js';
+import { inChatHint } from './commands.js';
 import { loadMarkdown } from './markdown-loader.js';
 import { driveTurn } from './turn-driver.js';
 
@@ -51,7 +52,7 @@ export function useTurnRunner(
         .then(
           (outcome) => {
             const error = outcome.error;
-            const line = error ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : undefined;
+            const line = error ? `${error.message}${error.hint ? ` (${inChatHint(error.hint)})` : ''}` : undefined;
             dispatch({ type: 'turn-end', outcome, now: Date.now(), errorLine: line });
             if (outcome.result.tool_calls.length > 0) notice(TOOL_RESULT_HINT, 'dim');
           },
