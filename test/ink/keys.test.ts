@@ -32,8 +32,26 @@ describe('decodeKeys', () => {
     ['\u001B[201~', ['paste-end']],
     ['\u001B[15~', ['ignored']],
     ['héllo', ['text:héllo']],
+    // Alt+b / Alt+f / Alt+d as ESC-prefixed keys and as kitty's CSI u with the Alt modifier.
+    ['\u001Bb', ['word-left']],
+    ['\u001Bd', ['delete-word-forward']],
+    ['\u001B[98;3u', ['word-left']],
+    ['\u001B[102;3u', ['word-right']],
+    ['\u001B[100;3u', ['delete-word-forward']],
+    ['\u001B[127;3u', ['delete-word-back']],
+    ['\u001B[122;5u', ['ctrl-z']],
+    // C1 controls typed or pasted are dropped.
+    ['a\u009Bb', ['text:ab']],
   ])('%j → %j', (raw, expected) => {
     expect(kinds(raw)).toEqual(expected);
+  });
+
+  it('splits control keys typed faster than the UI reads from each other and from text', () => {
+    expect(kinds('\u0018\u0005')).toEqual(['ctrl-x', 'ctrl-e']);
+    expect(kinds('\u0015second draft')).toEqual(['ctrl-u', 'text:second draft']);
+    expect(kinds('ab\u007F\u007F')).toEqual(['text:ab', 'backspace', 'backspace']);
+    expect(kinds('/attach no\t')).toEqual(['text:/attach no', 'tab']);
+    expect(kinds('a\tb')).toEqual(['text:a\tb']);
   });
 
   it('keeps line breaks of a pasted multi-line chunk in the text', () => {
@@ -52,7 +70,7 @@ describe('decodeKeys', () => {
     expect(kinds('a\\\rb\rc\r')).toEqual(['text:a\\\nb\nc\n']);
   });
 
-  it('drops control characters from text', () => {
-    expect(kinds('a\u0007b')).toEqual(['text:ab']);
+  it('a control character inside a burst is a key (inside a bracketed paste it is ignored: key-bindings.ts)', () => {
+    expect(kinds('a\u0007b')).toEqual(['text:a', 'ctrl-g', 'text:b']);
   });
 });

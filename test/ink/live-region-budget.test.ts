@@ -2,7 +2,7 @@
 // whatever the window and the prompt: else Ink clears the screen and the scrollback (SPEC §8).
 import { describe, expect, it } from 'vitest';
 import { answerLineBudget, inputRowBudget } from '../../src/render/ink/live-region-budget.js';
-import { inputView } from '../../src/render/ink/input-view.js';
+import { inputView } from '../../src/render/ink/input-layout.js';
 
 // The input box's border (2), the margin above it (1) and the status line (1).
 const FRAME_ROWS = 4;
@@ -13,12 +13,16 @@ describe('live region budget', () => {
     for (let rows = 12; rows <= 80; rows++) {
       for (const answering of [false, true]) {
         for (const attachmentRows of [0, 1]) {
-          const inputRows = inputView(TALL_PROMPT, TALL_PROMPT.length, 40, inputRowBudget(rows, attachmentRows, answering)).rows;
+          const inputRows = inputView(TALL_PROMPT, TALL_PROMPT.length, 40, inputRowBudget(rows, attachmentRows, answering), () => '').height;
           const answerLines = answering ? answerLineBudget(rows, inputRows, attachmentRows) : 0;
           expect(answerLines + inputRows + attachmentRows + FRAME_ROWS, `${rows} rows, answering ${answering}, attachments ${attachmentRows}`).toBeLessThan(rows);
         }
       }
     }
+  });
+
+  it('the box\'s text takes at most the window\'s rows minus 6', () => {
+    for (let rows = 8; rows <= 80; rows++) expect(inputRowBudget(rows, 0, false)).toBe(rows - 6);
   });
 
   it('while an answer streams the input box gets at most half of the free rows', () => {

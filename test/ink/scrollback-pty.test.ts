@@ -28,7 +28,8 @@ describeInTerminal('scrollback is never erased', () => {
     await s.waitForText(READY);
     const lines = Array.from({ length: 60 }, (_, i) => `pasted line ${i + 1}`);
     s.paste(lines.join('\n'));
-    await s.waitForText('pasted line 60');
+    // More than 10 lines: one chip in the box (SPEC §8), the whole text sent.
+    await s.waitForText('[pasted #1 · ');
     s.keys('Enter');
     await s.waitFor((screen) => /in \d+ \/ out \d+ tokens/.test(screen), 'the end of the answer');
     expectScrollbackKept(raw());

@@ -8,12 +8,15 @@ import { useCallback, useEffect, useState } from 'react';
 import { Box, Static, useStdout } from 'ink';
 import type { Attachment } from '../../protocol/events.js';
 import type { Conversation } from '../../session/types.js';
+import { unescapeAt } from './at-references.js';
 import { promptWithAttachments } from './attachment-label.js';
 import { chatBanner } from './chat-banner.js';
 import { ChatLiveRegion } from './ChatLiveRegion.js';
 import { chatReducer, initialChat, pastTurnItems, type NoticeTone } from './chat-state.js';
 import { parseInput, unknownCommandNotice } from './commands.js';
 import type { InputHistory } from './input-history.js';
+import { INPUT_BOX_CHROME_COLUMNS } from './InputBox.js';
+import type { ChatTerminal } from './ink-terminal.js';
 import { initialInput, inputReducer } from './input-state.js';
 import { STILL_COMING } from './key-bindings.js';
 import { loadMarkdown } from './markdown-loader.js';
@@ -45,12 +48,14 @@ export interface ChatAppProps {
   attachments?: Attachment[];
   /** Aliases and model ids for /model (Tab) and /models. */
   models?: ModelCatalog;
+  /** The real terminal (size, Ctrl-L, Ctrl-Z); absent under test renderers. */
+  terminal?: ChatTerminal;
 }
 
 export function ChatApp(props: ChatAppProps) {
   const { conversation, history, color } = props;
   const { write } = useStdout();
-  const { columns, rows } = useTerminalSize();
+  const { columns, rows } = useTerminalSize(props.terminal);
   const [chat, dispatch, chatRef] = useSyncReducer(chatReducer, () =>
     initialChat({ showReasoning: props.showReasoning, banner: chatBanner(conversation, props.version), history: pastTurnItems(conversation.turns) }),
   );
@@ -68,12 +73,15 @@ export function ChatApp(props: ChatAppProps) {
   const pending = usePendingAttachments(props.attachments, notice);
   const openEditor = useEditorHandoff(props.editor, notice, (text) => dispatchInput({ type: 'set', value: text }));
 
-  const sendPrompt = (text: string) => {
-    const files = pending.takeFor(text);
-    if (!files) return;
-    const controller = new AbortController();
-    turns.start(conversation.send(text, controller.signal, files), promptWithAttachments(text, files), controller);
-  };
+  const sendPrompt = (text: string, shown: string) =>
+    pending.forMessage(
+      text,
+      (message, files) => {
+        const controller = new AbortController();
+        turns.start(conversation.send(message, controller.signal, files), promptWithAttachments(unescapeAt(shown), files), controller);
+      },
+      (draft) => dispatchInput({ type: 'set', value: draft }),
+    );
 
   const commandContext: CommandContext = {
     conversation,
@@ -88,12 +96,13 @@ export function ChatApp(props: ChatAppProps) {
     edit: openEditor,
     attach: pending.attach,
     models: props.models,
+    suggest: (draft) => dispatchInput({ type: 'set', value: draft }),
   };
 
-  const handleLine = (text: string) => {
+  const handleLine = (text: string, shown = text) => {
     const parsed = parseInput(text);
-    if (parsed.kind === 'prompt') return sendPrompt(parsed.text);
-    if (parsed.kind === 'command') return runCommand(parsed.name, parsed.arg, commandContext);
+    if (parsed.kind === 'prompt') return sendPrompt(parsed.text, shown.startsWith('//') ? shown.slice(1) : shown);
+    if (parsed.kind === 'command') return runCommand(parsed.name, parsed.arg, commandContext, parsed.force);
     return notice(unknownCommandNotice(parsed), 'error');
   };
 
@@ -107,7 +116,10 @@ export function ChatApp(props: ChatAppProps) {
     sendLine: handleLine,
     cancelTurn: turns.cancel,
     requestExit,
-    models: props.models,
+    completion: { modelNames: props.models && (() => props.models!.names()), modelsPending: () => props.models?.pending?.() ?? null },
+    inputWidth: () => columns - INPUT_BOX_CHROME_COLUMNS,
+    editDraft: openEditor,
+    terminal: props.terminal,
   });
   useBracketedPaste();
 

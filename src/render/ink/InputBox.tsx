@@ -1,14 +1,12 @@
 import { Box, Text } from 'ink';
-import { inputView } from './input-view.js';
+import type { InputView, Span } from './input-layout.js';
 
 interface Props {
-  value: string;
-  cursor: number;
+  /** The rows to draw, laid out by input-layout.ts for this box's width and height. */
+  view: InputView;
+  empty: boolean;
   busy: boolean;
   color: boolean;
-  /** Terminal columns, and the most rows the text may take (see input-view.ts). */
-  width: number;
-  maxRows: number;
 }
 
 /** Border, padding and the › column. */
@@ -16,12 +14,13 @@ export const INPUT_BOX_CHROME_COLUMNS = 6;
 
 const PLACEHOLDER = 'Ask anything · /help for commands';
 
-/** The prompt editor: the text with an inverse-video cursor, multi-line as typed. */
-export function InputBox({ value, cursor, busy, color, width, maxRows }: Props) {
-  const view = inputView(value, cursor, width - INPUT_BOX_CHROME_COLUMNS, maxRows);
-  const before = view.text.slice(0, view.cursor);
-  const at = view.text.slice(view.cursor, view.cursor + 1);
-  const after = view.text.slice(view.cursor + 1);
+function SpanText({ span, color }: { span: Span; color: boolean }) {
+  if (span.kind === 'chip') return <Text inverse={span.cursor} color={color ? 'cyan' : undefined}>{span.text}</Text>;
+  return span.cursor ? <Text inverse>{span.text}</Text> : <Text>{span.text}</Text>;
+}
+
+/** The prompt editor: draws the rows input-layout.ts laid out, the cursor in inverse video. */
+export function InputBox({ view, empty, busy, color }: Props) {
   const more = (n: number, where: string) => <Text dimColor>{`… ${n} more line${n === 1 ? '' : 's'} ${where}`}</Text>;
   return (
     <Box borderStyle="round" borderColor={color ? (busy ? 'gray' : 'cyan') : undefined} paddingX={1}>
@@ -32,18 +31,20 @@ export function InputBox({ value, cursor, busy, color, width, maxRows }: Props) 
       </Box>
       <Box flexGrow={1} flexDirection="column">
         {view.hiddenAbove > 0 && more(view.hiddenAbove, 'above')}
-        {value === '' ? (
-          <Text>
+        {empty ? (
+          <Text wrap="truncate-end">
             <Text inverse> </Text>
             <Text dimColor>{busy ? ' answering… (Esc cancels)' : ` ${PLACEHOLDER}`}</Text>
           </Text>
         ) : (
-          <Text>
-            {before}
-            <Text inverse>{at === '' || at === '\n' ? ' ' : at}</Text>
-            {at === '\n' ? '\n' : ''}
-            {after}
-          </Text>
+          view.rows.map((row, i) => (
+            // Rows are already as wide as the box: never wrapped again by Ink.
+            <Text key={i} wrap="truncate-end">
+              {row.map((span, j) => (
+                <SpanText key={j} span={span} color={color} />
+              ))}
+            </Text>
+          ))
         )}
         {view.hiddenBelow > 0 && more(view.hiddenBelow, 'below')}
       </Box>

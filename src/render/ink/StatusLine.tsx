@@ -1,25 +1,49 @@
 import { Text } from 'ink';
 import type { SessionSettings } from '../../session/types.js';
-import type { LastAnswer } from './chat-state.js';
+import type { LastAnswer, LiveTurn } from './chat-state.js';
+import { useNow } from './use-now.js';
+
+/** After this long without a token the status line says how long it has been waiting. */
+export const SILENCE_MS = 3000;
 
 function tokens(n: number | null): string {
   return n === null ? '–' : String(n);
 }
 
-/** model · interface · temperature · tokens in/out and time of the last answer. */
-export function statusText(settings: SessionSettings, last: LastAnswer | null): string {
+/** While an answer streams: this turn's tokens and seconds, "waiting N s" once the stream is silent. */
+export function liveStatus(live: LiveTurn, now: number): string {
+  const count = live.usage?.output_tokens ?? live.deltas;
+  const silentFor = now - (live.lastTokenAt ?? live.startedAt);
+  const time = silentFor >= SILENCE_MS ? `waiting ${Math.floor(silentFor / 1000)} s` : `${Math.floor((now - live.startedAt) / 1000)} s`;
+  // Not "out N tokens": that is the finished answer's figure (and what scripts wait for).
+  return `↓ ${count} token${count === 1 ? '' : 's'} · ${time}`;
+}
+
+/** model · interface · temperature · this answer's progress, or the last answer's tokens and time. */
+export function statusText(settings: SessionSettings, last: LastAnswer | null, live: LiveTurn | null = null, now = Date.now()): string {
   const parts = [settings.model, settings.api, `temp ${settings.temperature ?? 'default'}`];
   if (!settings.stream) parts.push('stream off');
-  if (last) parts.push(`in ${tokens(last.input_tokens)} / out ${tokens(last.output_tokens)} tokens`, `${last.seconds.toFixed(1)}s`);
+  if (live) parts.push(liveStatus(live, now));
+  else if (last) parts.push(`in ${tokens(last.input_tokens)} / out ${tokens(last.output_tokens)} tokens`, `${last.seconds.toFixed(1)}s`);
   return parts.join(' · ');
 }
 
-export function StatusLine({ settings, last, notice, color }: { settings: SessionSettings; last: LastAnswer | null; notice: string | null; color: boolean }) {
+interface Props {
+  settings: SessionSettings;
+  last: LastAnswer | null;
+  live: LiveTurn | null;
+  notice: string | null;
+  color: boolean;
+}
+
+export function StatusLine({ settings, last, live, notice, color }: Props) {
+  // Ticks while an answer streams, tokens or not: a stalled stream must not look frozen.
+  const now = useNow(500, live !== null);
   if (notice) return <Text color={color ? 'yellow' : undefined}>{` ${notice}`}</Text>;
   // One line whatever the width: a wrapped status line would push the input box around on resize.
   return (
     <Text dimColor wrap="truncate-end">
-      {` ${statusText(settings, last)}`}
+      {` ${statusText(settings, last, live, Math.max(now, Date.now()))}`}
     </Text>
   );
 }

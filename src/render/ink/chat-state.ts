@@ -28,6 +28,10 @@ export interface LiveTurn {
   reasoningDone: boolean;
   toolCalls: ToolCall[];
   usage: { input_tokens: number | null; output_tokens: number | null } | null;
+  /** Text and reasoning deltas so far (the status line's token count until usage arrives). */
+  deltas: number;
+  /** When the last delta arrived: the status line says how long the stream has been silent. */
+  lastTokenAt: number | null;
 }
 
 export interface LastAnswer {
@@ -90,6 +94,8 @@ function applyBatch(state: ChatState, batch: DeltaBatch, now: number): ChatState
   const next: LiveTurn = { ...live };
   const out: NewItem[] = [];
   if ((batch.text || batch.reasoning || batch.toolCalls.length) && next.firstTokenAt === null) next.firstTokenAt = now;
+  if (batch.deltas > 0 || batch.toolCalls.length) next.lastTokenAt = now;
+  next.deltas += batch.deltas;
   if (batch.reasoning && !next.reasoningDone) next.reasoning += batch.reasoning;
   if (batch.text) {
     if (!next.reasoningDone) {
@@ -183,6 +189,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         reasoningDone: false,
         toolCalls: [],
         usage: null,
+        deltas: 0,
+        lastTokenAt: null,
       };
       return push({ ...state, live, exitArmed: false }, { kind: 'prompt', text: action.prompt });
     }

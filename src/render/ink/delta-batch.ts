@@ -9,10 +9,12 @@ export interface DeltaBatch {
   model: string | null;
   /** Error events inside the stream (the outcome reports them too; kept for the live view). */
   errors: string[];
+  /** Text and reasoning deltas: about one token each, counted until the gateway reports usage. */
+  deltas: number;
 }
 
 export function emptyBatch(): DeltaBatch {
-  return { text: '', reasoning: '', toolCalls: [], usage: null, model: null, errors: [] };
+  return { text: '', reasoning: '', toolCalls: [], usage: null, model: null, errors: [], deltas: 0 };
 }
 
 export function isEmptyBatch(batch: DeltaBatch): boolean {
@@ -24,9 +26,11 @@ export function addEvent(batch: DeltaBatch, event: ChatEvent): void {
   switch (event.type) {
     case 'text':
       batch.text += event.delta;
+      batch.deltas++;
       return;
     case 'reasoning':
       batch.reasoning += event.delta;
+      batch.deltas++;
       return;
     case 'tool_call':
       batch.toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });

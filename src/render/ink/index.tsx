@@ -17,6 +17,8 @@ import { CompareApp } from './CompareApp.js';
 import { initYoga } from './yoga-layout.js';
 import type { CompareHandlers } from '../../session/compare.js';
 import { BRACKETED_PASTE_OFF } from './use-bracketed-paste.js';
+import { openChatTerminal } from './ink-terminal.js';
+import { leavingLine } from './chat-banner.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
@@ -55,6 +57,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
   // Raw mode before the first frame: keys typed as soon as the prompt shows must not go through the
   // tty's line discipline (which turns Enter into LF and holds input until a newline).
   if (stdin.isTTY) stdin.setRawMode(true);
+  const terminal = openChatTerminal(stdout, stdin);
   const instance = render(
     <ChatApp
       conversation={opts.conversation}
@@ -66,14 +69,19 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       version={opts.version}
       showRetryNotices={opts.showRetryNotices}
       models={opts.models}
+      terminal={terminal}
       onExit={(c) => {
         code = c;
       }}
     />,
-    { ...INK_OPTIONS, stdout, stdin },
+    // Kitty's keyboard protocol where the terminal has it (Shift+Enter told from Enter); Ink pops it at exit.
+    { ...INK_OPTIONS, stdout: terminal.stdout, stdin, kittyKeyboard: { mode: 'auto', flags: ['disambiguateEscapeCodes'] } },
   );
-  // A terminal left in bracketed-paste mode garbles the shell's next paste.
-  const restoreTerminal = () => stdout.write(BRACKETED_PASTE_OFF);
+  // A terminal left in bracketed-paste mode garbles the shell's next paste; extended keys, its keys.
+  const restoreTerminal = () => {
+    stdout.write(BRACKETED_PASTE_OFF);
+    terminal.restore();
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     code = signal === 'SIGHUP' ? 129 : ExitCode.terminated;
     instance.unmount();
@@ -88,7 +96,10 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
     restoreTerminal();
+    terminal.dispose();
   }
+  const farewell = leavingLine(opts.conversation);
+  if (farewell && code === ExitCode.ok) stdout.write(`${farewell}\n`);
   return code;
 }
 

@@ -11,6 +11,14 @@ export type Intent =
   | { type: 'clear-input' }
   | { type: 'complete' }
   | { type: 'toggle-reasoning' }
+  /** Ctrl-G, Ctrl-X Ctrl-E: the draft in $VISUAL / $EDITOR, back into the box. */
+  | { type: 'open-editor' }
+  /** Ctrl-L */
+  | { type: 'redraw' }
+  /** Ctrl-Z */
+  | { type: 'suspend' }
+  /** Ctrl-X: the next key completes a two-key binding. */
+  | { type: 'prefix'; prefix: 'ctrl-x' }
   | { type: 'none' };
 
 export interface KeyContext {
@@ -18,6 +26,8 @@ export interface KeyContext {
   empty: boolean;
   exitArmed: boolean;
   pasting: boolean;
+  /** The first key of a two-key binding, pressed just before. */
+  prefix?: 'ctrl-x' | null;
 }
 
 const edit = (action: InputAction): Intent => ({ type: 'edit', action });
@@ -29,7 +39,7 @@ const CTRL_EDITS: Record<string, InputAction> = {
   f: { type: 'right' },
   u: { type: 'kill-to-start' },
   k: { type: 'kill-to-end' },
-  w: { type: 'delete-word-back' },
+  w: { type: 'delete-to-space-back' },
   p: { type: 'up' },
   n: { type: 'down' },
 };
@@ -66,6 +76,7 @@ export function resolveKey(key: KeyEvent, ctx: KeyContext): Intent {
     case 'backspace':
     case 'delete':
     case 'delete-word-back':
+    case 'delete-word-forward':
     case 'left':
     case 'right':
     case 'word-left':
@@ -91,6 +102,11 @@ export function resolveKey(key: KeyEvent, ctx: KeyContext): Intent {
 }
 
 function resolveCtrl(letter: string, ctx: KeyContext): Intent {
+  if (ctx.prefix === 'ctrl-x' && letter === 'e') return { type: 'open-editor' };
+  if (letter === 'x') return { type: 'prefix', prefix: 'ctrl-x' };
+  if (letter === 'g') return { type: 'open-editor' };
+  if (letter === 'l') return { type: 'redraw' };
+  if (letter === 'z') return { type: 'suspend' };
   if (letter === 'c') {
     if (ctx.busy) return { type: 'cancel-turn' };
     if (!ctx.empty) return { type: 'clear-input' };

@@ -12,7 +12,10 @@ export type KeyEvent =
   | { kind: 'paste-end' }
   | { kind: 'backspace' }
   | { kind: 'delete' }
+  /** Alt+Backspace, Ctrl+Backspace. */
   | { kind: 'delete-word-back' }
+  /** Alt+d. */
+  | { kind: 'delete-word-forward' }
   | { kind: 'left' }
   | { kind: 'right' }
   | { kind: 'word-left' }
@@ -66,16 +69,20 @@ function decodeCodepointKey(codepoint: number, mods: number): KeyEvent {
   if (codepoint === 9) return key('tab');
   if (codepoint === 127 || codepoint === 8) return (mods & 2) !== 0 || ctrl ? key('delete-word-back') : key('backspace');
   if (ctrl && codepoint >= 97 && codepoint <= 122) return decodeControl(String.fromCharCode(codepoint - 96));
+  // Alt+letter, reported this way by kitty's protocol: the readline word keys.
+  if ((mods & 2) !== 0 && ALT_KEYS[String.fromCodePoint(codepoint)]) return key(ALT_KEYS[String.fromCodePoint(codepoint)]!);
   if (!ctrl && codepoint >= 32) return { kind: 'text', text: String.fromCodePoint(codepoint) };
   return key('ignored');
 }
+
+/** Alt + a letter, as readline binds them. */
+const ALT_KEYS: Record<string, Exclude<KeyEvent['kind'], 'text' | 'ctrl'>> = { b: 'word-left', f: 'word-right', d: 'delete-word-forward' };
 
 function decodeEscape(seq: string): KeyEvent {
   if (seq === ESC || seq === ESC + ESC) return key('escape');
   if (seq === `${ESC}\r` || seq === `${ESC}\n`) return key('newline');
   if (seq === `${ESC}\u007F` || seq === `${ESC}\b`) return key('delete-word-back');
-  if (seq === `${ESC}b`) return key('word-left');
-  if (seq === `${ESC}f`) return key('word-right');
+  if (seq.length === 2 && ALT_KEYS[seq[1]!]) return key(ALT_KEYS[seq[1]!]!);
   // SS3 (application cursor mode): ESC O A
   const ss3 = /^\u001BO([A-DHF])$/.exec(seq);
   if (ss3) return key(CSI_FINAL[ss3[1]!] as Exclude<KeyEvent['kind'], 'text' | 'ctrl'>);
@@ -124,15 +131,20 @@ function decodeControl(ch: string): KeyEvent {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_KEY = /[\u0001-\u0008\u000B\u000C\u000E-\u001A\u001C-\u001F\u007F]/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_KEYS = /([\u0001-\u0008\u000B\u000C\u000E-\u001A\u001C-\u001F\u007F])/;
+
 /** Pasted text arrives with CR line ends from most terminals; the prompt keeps LF. */
 export function normalizePasted(text: string): string {
   return text.replace(/\r\n?/g, '\n');
 }
 
-/** Drops control characters other than newline and tab from typed or pasted text. */
+/** Drops control characters (C0 other than newline and tab, DEL, C1) from typed or pasted text. */
 function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, '');
+  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g, '');
 }
 
 /**
@@ -144,6 +156,11 @@ export function decodeKeys(raw: string): KeyEvent[] {
   if (raw.length === 0) return [];
   if (raw.startsWith(ESC)) return [decodeEscape(raw)];
   if (raw.length === 1 && (raw < ' ' || raw === '\u007F')) return [decodeControl(raw)];
+  // Keys typed faster than the UI reads share a read: "\x18\x05" is Ctrl-X then Ctrl-E, "\x15abc" is
+  // Ctrl-U then text. Control keys other than the line breaks and tabs that text carries split it.
+  if (CONTROL_KEY.test(raw)) return raw.split(CONTROL_KEYS).flatMap((piece) => decodeKeys(piece));
+  // "type then Tab" in one read: a tab ending a line of typed text is the key (completion), not text.
+  if (raw.endsWith('\t') && !/[\r\n]/.test(raw)) return [...decodeKeys(raw.slice(0, -1)), key('tab')];
   const lineBreaks = raw.match(/[\r\n]/g)?.length ?? 0;
   // LF too: keys typed before raw mode was on went through the tty's CR→LF translation.
   if (lineBreaks === 1 && (raw.endsWith('\r') || raw.endsWith('\n'))) {

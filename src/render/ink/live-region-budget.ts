@@ -4,8 +4,11 @@
  * redraw it (SPEC §8). Pure, so the arithmetic is tested without a terminal.
  */
 
-/** The input box's border (2), the margin above it (1), the status line (1), and one row to spare. */
-const CHROME_ROWS = 5;
+/**
+ * The input box's border (2), the margin above it (1), the status line (1), and two rows to spare:
+ * the box's text shows at most the window's rows minus 6 (SPEC §8).
+ */
+const CHROME_ROWS = 6;
 
 /** Rows the input box may show: all that is free, or half of it while an answer streams above. */
 export function inputRowBudget(rows: number, attachmentRows: number, answering: boolean): number {
