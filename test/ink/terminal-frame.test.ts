@@ -1,6 +1,7 @@
 // The live frame read from what Ink writes, and the escape codes that erase it as a narrower terminal
 // reflowed it (SPEC §8: a resize leaves no piece of the old live region), move it to the top (Ctrl-L).
 import { describe, expect, it } from 'vitest';
+import { kittyKeyboardMode } from '../../src/render/ink/ink-terminal.js';
 import { eraseFrame, eraseReflowed, FrameTracker, frameToTop } from '../../src/render/ink/terminal-frame.js';
 
 const ESC = '\u001B';
@@ -57,5 +58,15 @@ describe('escape codes for the frame', () => {
     expect(frameToTop(['a', 'b'], 'a\nb\n', 5)).toBe(`${ESC}[2A${ESC}[J\n\n\n\n${ESC}[Ha\nb\n`);
     // Never a clear of the screen or the scrollback.
     expect(frameToTop(['a'], 'a\n', 30)).not.toMatch(/\u001B\[[23]J|\u001Bc/);
+  });
+});
+
+describe('kitty keyboard protocol', () => {
+  it('is pushed in terminals known to have it (not through tmux or screen), else left to Ink to ask', () => {
+    expect(kittyKeyboardMode({ TERM: 'foot' })).toBe('enabled');
+    expect(kittyKeyboardMode({ TERM: 'alacritty' })).toBe('enabled');
+    expect(kittyKeyboardMode({ TERM: 'xterm-256color', TERM_PROGRAM: 'iTerm.app' })).toBe('enabled');
+    expect(kittyKeyboardMode({ TERM: 'xterm-kitty', TMUX: '/tmp/tmux-1/default,1,0' })).toBe('auto');
+    expect(kittyKeyboardMode({ TERM: 'xterm-256color' })).toBe('auto');
   });
 });

@@ -17,7 +17,7 @@ import { CompareApp } from './CompareApp.js';
 import { initYoga } from './yoga-layout.js';
 import type { CompareHandlers } from '../../session/compare.js';
 import { BRACKETED_PASTE_OFF } from './use-bracketed-paste.js';
-import { openChatTerminal } from './ink-terminal.js';
+import { kittyKeyboardMode, openChatTerminal } from './ink-terminal.js';
 import { leavingLine } from './chat-banner.js';
 
 export interface InteractiveChatOptions {
@@ -75,7 +75,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       }}
     />,
     // Kitty's keyboard protocol where the terminal has it (Shift+Enter told from Enter); Ink pops it at exit.
-    { ...INK_OPTIONS, stdout: terminal.stdout, stdin, kittyKeyboard: { mode: 'auto', flags: ['disambiguateEscapeCodes'] } },
+    { ...INK_OPTIONS, stdout: terminal.stdout, stdin, kittyKeyboard: { mode: kittyKeyboardMode(), flags: ['disambiguateEscapeCodes'] } },
   );
   // A terminal left in bracketed-paste mode garbles the shell's next paste; extended keys, its keys.
   const restoreTerminal = () => {

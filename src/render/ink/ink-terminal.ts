@@ -19,6 +19,17 @@ export const MODIFY_OTHER_KEYS_OFF = '\u001B[>4m';
 const SHOW_CURSOR = '\u001B[?25h';
 const HIDE_CURSOR = '\u001B[?25l';
 
+/**
+ * Ink's kitty keyboard option: pushed outright in terminals known to have the protocol (Ink's own
+ * auto mode asks only kitty, WezTerm and ghostty, and waits up to 200 ms for the answer), else asked
+ * for where Ink knows to ask. Terminals without it ignore the request.
+ */
+export function kittyKeyboardMode(env: NodeJS.ProcessEnv = process.env): 'enabled' | 'auto' {
+  const term = env.TERM ?? '';
+  const known = /^(?:xterm-kitty|foot|foot-extra|alacritty|xterm-ghostty)$/.test(term) || env.TERM_PROGRAM === 'iTerm.app';
+  return known && !env.TMUX && !env.STY ? 'enabled' : 'auto';
+}
+
 export interface TerminalSize {
   columns: number;
   rows: number;
@@ -47,12 +58,15 @@ export function openChatTerminal(real: NodeJS.WriteStream, stdin: NodeJS.ReadStr
     if (typeof chunk === 'string') tracker.observe(chunk, size().columns);
     return (real.write as (...args: unknown[]) => boolean).apply(real, [chunk, ...rest]);
   } as NodeJS.WriteStream['write'];
+  const bound = new Map<PropertyKey, unknown>();
   const stdout = new Proxy(real, {
     get(target, property) {
       if (property === 'write') return write;
       if (property === 'rows') return undefined;
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      if (!bound.has(property)) bound.set(property, (value as (...args: unknown[]) => unknown).bind(target));
+      return bound.get(property);
     },
   });
 

@@ -107,7 +107,7 @@ function decodeEscape(seq: string): KeyEvent {
     return key(kind as Exclude<KeyEvent['kind'], 'text' | 'ctrl'>);
   }
   if (seq === `${ESC}[Z`) return key('ignored'); // Shift+Tab
-  // Alt + printable (ESC x): treat as the printable character; nothing is bound to it.
+  // Alt + another printable (ESC x): the printable character; only the keys above are bound.
   if (seq.length === 2 && seq[1]! >= ' ') return { kind: 'text', text: seq[1]! };
   return key('ignored');
 }

@@ -6,7 +6,7 @@ import { Marked, type Tokens } from 'marked';
 import Renderer from 'marked-terminal';
 import { stripColour } from './sgr.js';
 import { stripAnsi } from './text.js';
-import { expandTabs, wrapLine } from './wrap.js';
+import { expandTabs, visibleWidth, wrapLine } from './wrap.js';
 
 const METHODS = [
   'text', 'code', 'blockquote', 'html', 'heading', 'hr', 'list', 'listitem', 'checkbox', 'paragraph',
@@ -125,7 +125,7 @@ function wrapRendered(text: string, width: number, color: boolean): string {
     .flatMap((line) => {
       if (line.includes(TABLE_MARK)) return [line.replaceAll(TABLE_MARK, '')];
       const expanded = expandTabs(line);
-      return wrapLine(expanded, width, continuationOf(expanded, color));
+      return visibleWidth(expanded) <= width ? [expanded] : wrapLine(expanded, width, continuationOf(expanded, color));
     })
     .join('\n');
 }

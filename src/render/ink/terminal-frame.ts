@@ -9,8 +9,21 @@ import stringWidth from 'string-width';
 const CSI = '\u001B[';
 // eslint-disable-next-line no-control-regex
 const ERASE_LINES = /^(?:\u001B\[2K\u001B\[1A)*\u001B\[2K\u001B\[G/;
+// One escape sequence at the start of the text (CSI, OSC, DCS or a two-character one).
 // eslint-disable-next-line no-control-regex
-const ESCAPES = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|P[^\u001B]*\u001B\\|[@-Z\\-_]|.)/g;
+const ESCAPE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|P[^\u001B]*\u001B\\|[@-Z\\-_]|.)/y;
+
+/** Whether a write holds anything but escape sequences (it stops at the first such character). */
+function hasText(chunk: string): boolean {
+  let i = 0;
+  while (i < chunk.length) {
+    if (chunk[i] !== '\u001B') return true;
+    ESCAPE.lastIndex = i;
+    if (!ESCAPE.exec(chunk)) return true;
+    i = ESCAPE.lastIndex;
+  }
+  return false;
+}
 
 /** Ink's kitty keyboard protocol push (ESC[>flags u): written when it turned the protocol on. */
 // eslint-disable-next-line no-control-regex
@@ -25,9 +38,12 @@ export class FrameTracker {
 
   /** Every chunk Ink writes: an erase forgets the frame; any text is the newest frame. */
   observe(chunk: string, columns: number): void {
-    const kitty = KITTY_PUSH.exec(chunk);
-    if (kitty) this.kittyFlags = kitty[1]!;
-    if (chunk.includes(`${CSI}<u`)) this.kittyFlags = null;
+    // Ink writes these on their own, never inside a frame.
+    if (chunk.length < 16) {
+      const kitty = KITTY_PUSH.exec(chunk);
+      if (kitty) this.kittyFlags = kitty[1]!;
+      if (chunk.includes(`${CSI}<u`)) this.kittyFlags = null;
+    }
     let rest = chunk;
     const erase = ERASE_LINES.exec(rest);
     if (erase) {
@@ -35,7 +51,7 @@ export class FrameTracker {
       rest = rest.slice(erase[0].length);
     }
     // Static output is followed, in the same render, by the frame: the last text written is the frame.
-    if (rest.replace(ESCAPES, '') !== '') {
+    if (hasText(rest)) {
       this.frame = rest;
       this.columns = columns;
     }
