@@ -27,8 +27,11 @@ function diskUsage(path: string): number {
   return readdirSync(path).reduce((sum, name) => sum + diskUsage(join(path, name)), stat.blocks * 512);
 }
 
+// npm's settings for the command it runs (`npx -p node@22 -c '…'` in CI sets npm_config_call and
+// npm_config_package) would become the settings of every npm and npx this test starts: none are kept.
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 // An npm with its own empty cache and HOME: nothing can come from a previous install.
-const env = { ...process.env, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+const env = { ...inherited, HOME: work, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
 let tarball = '';
 /** The checkout's package.json before the pack: its prepack swaps in the published manifest for a while. */
 let checkout = '';
@@ -81,7 +84,7 @@ describeInTerminal('the README\'s npx command', () => {
     const command = line!.replace(/\s+#.*$/, '').replace(/\.\/gatechat-[\w.-]+\.tgz/, `./${tarball.split('/').at(-1)}`);
     // A fresh npx cache (the tarball is not installed yet), offline; stdin and stdout a terminal.
     const session = TmuxSession.start(`sh -c ${shellQuote(`cd ${shellQuote(work)} && ${command}`)}`, {
-      env: { HOME: work, npm_config_cache: join(work, 'npx-cache'), npm_config_offline: 'true', npm_config_update_notifier: 'false', GATECHAT_CONFIG_DIR: join(work, 'cfg'), GATECHAT_DATA_DIR: join(work, 'data') },
+      env: { ...Object.fromEntries(Object.keys(process.env).filter((name) => /^npm_/i.test(name)).map((name) => [name, undefined])), HOME: work, npm_config_cache: join(work, 'npx-cache'), npm_config_offline: 'true', npm_config_update_notifier: 'false', GATECHAT_CONFIG_DIR: join(work, 'cfg'), GATECHAT_DATA_DIR: join(work, 'data') },
     });
     try {
       expect(await session.waitForExit(90_000), session.screen()).toBe(0);

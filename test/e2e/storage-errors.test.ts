@@ -159,7 +159,9 @@ describe('a read-only file system (EROFS)', () => {
 });
 
 describe('permission denied (EACCES)', () => {
-  it('-c, history rm, config set and batch --output: one line each, exit 2, nothing sent', async () => {
+  it('-c, history rm, config set and batch --output: one line each, exit 2, nothing sent', async (test) => {
+    const as = unprivilegedUser();
+    if ('skip' in as) return test.skip(as.skip);
     const env = userEnv();
     expect((await ask(['first question'], env)).code).toBe(0);
     expect((await runCli(['config', 'set', 'model', 'echo'], { env })).code).toBe(0);
@@ -174,7 +176,6 @@ describe('permission denied (EACCES)', () => {
     chmodSync(ctx.user.home, 0o755);
     for (const dir of [env.GATECHAT_DATA_DIR!, join(env.GATECHAT_DATA_DIR!, 'conversations'), env.GATECHAT_CONFIG_DIR!, outDir]) chmodSync(dir, 0o555);
     for (const f of [file, join(env.GATECHAT_CONFIG_DIR!, 'config.json'), output]) chmodSync(f, 0o444);
-    const as = unprivilegedUser();
     const before = completions();
 
     expectOneLine(await ask(['-c', 'more'], env, as), file, /permission denied \(EACCES\)/);

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, ftruncateSync, fstatSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +57,15 @@ export function mountTmpfs(sizeKiB: number): Tmpfs | { skip: string } {
   };
 }
 
-/** Root passes every permission check: a test of EACCES runs the binary as nobody instead. */
-export function unprivilegedUser(): { uid: number; gid: number } | Record<string, never> {
-  return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+/**
+ * Root passes every permission check: a test of EACCES runs the binary as nobody instead. Nobody must be
+ * able to run this Node, which it cannot when Node lives under root's home (`npx -p node@22` puts it in
+ * /root/.npm): then `{ skip: reason }`.
+ */
+export function unprivilegedUser(): { uid: number; gid: number } | Record<string, never> | { skip: string } {
+  if (process.getuid?.() !== 0) return {};
+  const nobody = { uid: 65534, gid: 65534 };
+  const probe = spawnSync(process.execPath, ['-e', '0'], { ...nobody, stdio: 'ignore' });
+  if (probe.error || probe.status !== 0) return { skip: `user nobody cannot run ${process.execPath} (${probe.error?.message ?? `exit ${probe.status}`})` };
+  return nobody;
 }
