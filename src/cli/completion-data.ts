@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openConfigStore } from '../config/store.js';
 import { KEY_NAMES, type ConfigFile, type ConfigScope } from '../config/keys.js';
 import { cachedModelIds } from '../session/models-cache.js';
+import { listTemplateNames } from '../session/template-names.js';
 import { ExitCode } from '../exit-codes.js';
 import { complete, type CompletionData } from './completion.js';
 
@@ -28,6 +29,7 @@ export function answerCompletion(program: Command, words: string[], out: NodeJS.
   const data: CompletionData = {
     profiles: () => Object.keys(config().profiles ?? {}),
     models: () => [...modelNames(config()), ...cachedModelIds()],
+    templates: () => listTemplateNames(),
     configKeys: KEY_NAMES,
   };
   const { directive, candidates } = complete(program, words.length ? words : [''], data);

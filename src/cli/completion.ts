@@ -15,6 +15,7 @@ export type Directive = ':words' | ':files';
 export interface CompletionData {
   profiles(): string[];
   models(): string[];
+  templates(): string[];
   configKeys: readonly string[];
 }
 
@@ -24,6 +25,7 @@ const FIXED_VALUES: Record<string, readonly string[]> = {
 };
 const MODEL_OPTIONS = new Set(['--model']);
 const PROFILE_OPTIONS = new Set(['--profile']);
+const TEMPLATE_OPTIONS = new Set(['--template']);
 /** Options whose value is a path: the shell's own file completion is best there. */
 const FILE_OPTIONS = new Set(['--tools', '--attach', '--schema', '--output']);
 
@@ -78,6 +80,7 @@ export function complete(program: Command, words: string[], data: CompletionData
     if (FILE_OPTIONS.has(long)) return { directive: ':files' as const, candidates: [] };
     if (MODEL_OPTIONS.has(long)) return words_(data.models(), prefix);
     if (PROFILE_OPTIONS.has(long)) return words_(data.profiles(), prefix);
+    if (TEMPLATE_OPTIONS.has(long)) return words_(data.templates(), prefix);
     return words_(FIXED_VALUES[long] ?? [], prefix);
   };
 
@@ -106,6 +109,9 @@ export function complete(program: Command, words: string[], data: CompletionData
       return positionals.length === 0 ? words_(data.configKeys) : words_([]);
     case 'completion':
       return positionals.length === 0 ? words_(SHELLS) : words_([]);
+    case 'template':
+      if (positionals.length === 0) return words_(['list', 'show', 'edit', 'rm']);
+      return positionals.length === 1 && positionals[0] !== 'list' ? words_(data.templates()) : words_([]);
     case 'history':
       return positionals.length === 0 ? words_(['list', 'show', 'rm']) : words_([]);
     case 'batch':

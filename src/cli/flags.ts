@@ -45,6 +45,26 @@ export interface ChatModeOptions {
   isolated?: boolean;
   /** Two or more `-m`: compare mode (SPEC §11), one prompt to each, in this order. */
   compare?: string[];
+  /** -T and its -P values (SPEC §18); `loaded` once cli/template-options.ts has read it. */
+  template?: TemplateChoice;
+}
+
+export interface TemplateChoice {
+  name: string;
+  params: Record<string, string>;
+  loaded?: import('../session/templates.js').Template;
+}
+
+/** `-P key=value` (the value may hold `=`); a key is what a `{{key}}` placeholder can name. */
+function parseTemplateParams(raw: string[] | undefined): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const assignment of raw ?? []) {
+    const equals = assignment.indexOf('=');
+    const key = equals < 0 ? '' : assignment.slice(0, equals).trim();
+    if (!/^[A-Za-z_][\w-]*$/.test(key)) throw new UsageError(`-P: expected key=value, got ${JSON.stringify(assignment)}`);
+    params[key] = assignment.slice(equals + 1);
+  }
+  return params;
 }
 
 /** The options every request-sending command shares (base URL, auth, headers, timeouts, profile). */
@@ -97,6 +117,8 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (raw.schema !== undefined && raw.tools !== undefined) throw new UsageError('--schema and --tools: choose one (--schema asks for its own answer tool)');
   const attach = raw.attach ?? [];
   if (attach.filter((a) => a === '-').length > 1) throw new UsageError('--attach: - (stdin) can be given once');
+  if (raw.param?.length && raw.template === undefined) throw new UsageError('-P: only with -T <template>');
+  const params = parseTemplateParams(raw.param);
   if (models.length > 1 && (raw.continue || raw.cid !== undefined)) {
     throw new UsageError(`compare mode (${models.length} models) starts new conversations: drop ${raw.continue ? '--continue' : '--cid'} or give one -m`);
   }
@@ -116,6 +138,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     extract: Boolean(raw.extract),
     dryRun: Boolean(raw.dryRun),
     compare: models.length > 1 ? models : undefined,
+    template: raw.template !== undefined ? { name: raw.template, params } : undefined,
   };
 }
 

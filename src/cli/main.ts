@@ -150,6 +150,21 @@ function buildProgram(): Command {
     );
 
   program
+    .command('template')
+    .description("prompt templates in the config dir's templates/: list (default), show NAME, edit NAME (creates it), rm NAME; use one with -T NAME -P key=value")
+    .argument('[action]', 'list | show | edit | rm', 'list')
+    .argument('[name]', 'the template (a file NAME.md in templates/)')
+    .option('--json', 'list: names, parameters and front matter as JSON')
+    .action((action: string, name: string | undefined, opts: { json?: boolean }) =>
+      run(async () => {
+        const { runTemplateCommand, TEMPLATE_ACTIONS } = await import('./commands/template.js');
+        const known = TEMPLATE_ACTIONS.find((a) => a === action);
+        if (!known) throw new UsageError(`template: unknown action ${JSON.stringify(action)}; expected list, show NAME, edit NAME or rm NAME`);
+        return runTemplateCommand(known, name, opts, io);
+      }),
+    );
+
+  program
     .command('serve')
     .description('run the embedded dev gateway (both interfaces, deterministic and fault models)')
     .option('--port <n>', 'port (0: any free port)', '8787')
@@ -226,9 +241,12 @@ function buildProgram(): Command {
 
 /** The mode, decided here only: no prompt with terminals on both ends is a chat; anything else one turn. */
 async function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Promise<number> {
+  // A template is read (its front matter under the flags) before the mode's settings are resolved.
+  if (options.template) options = await (await import('./template-options.js')).applyTemplate(options);
   // Two or more -m: compare mode, always one turn (SPEC §11).
   if (options.compare) return (await import('./compare.js')).runCompareMode(options, prompt, io);
-  const interactive = prompt.length === 0 && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
+  // A template is a prompt: -T on a terminal is one turn too.
+  const interactive = prompt.length === 0 && !options.template && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
   return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
 }
 

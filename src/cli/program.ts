@@ -51,7 +51,9 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
   if (oneShot) {
     command
       .option('-x, --extract', 'print only the first fenced code block of the answer (the whole answer when there is none); the saved answer stays whole; with --json/--jsonl: an "extract" field')
-      .option('--dry-run', 'print the request that would be sent (method, URL, headers with secrets masked, body) as JSON and exit 0 without sending');
+      .option('--dry-run', 'print the request that would be sent (method, URL, headers with secrets masked, body) as JSON and exit 0 without sending')
+      .option('-T, --template <name>', 'the prompt from a template in the config dir\'s templates/ (see: gatechat template list); its front matter sets model, system …, flags win')
+      .option('-P, --param <key=value>', 'a template parameter: fills {{key}}; repeatable ({{input}} is stdin unless given)', collect);
   }
   return addConnectionOptions(command);
 }
@@ -114,6 +116,8 @@ export interface RawChatOptions {
   verbose?: boolean;
   extract?: boolean;
   dryRun?: boolean;
+  template?: string;
+  param?: string[];
 }
 
 export function createRootCommand(): Command {
