@@ -7,6 +7,7 @@ import { readAttachments } from '../session/attachments.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 import { openModelCatalog } from './model-catalog.js';
+import { openTemplateShelf } from './chat-templates.js';
 import { openConfigStore } from '../config/store.js';
 
 /** `gatechat chat` (or no prompt on a terminal): the Ink UI over the same Conversation as one-shot. */
@@ -53,6 +54,8 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
       settings,
       conn,
     }),
+    // demo ignores the user's config dir, templates included.
+    templates: options.isolated ? undefined : openTemplateShelf(),
     color: useColor(io.stdout),
     showReasoning: options.showReasoning,
     version: VERSION,

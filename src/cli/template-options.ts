@@ -4,6 +4,7 @@ import { readSchemaOption } from '../session/schema-file.js';
 import { readTemplate, renderTemplate, templateParameters, type Template } from '../session/templates.js';
 import { parseTemplateName } from '../session/template-names.js';
 import type { ChatModeOptions } from './flags.js';
+import type { SessionSettings } from '../session/types.js';
 
 // SPEC §18 `-T <name> -P key=value`: the template read, its parameters checked and its front matter
 // applied under the flags (flags win) — all before any setting is resolved or anything is sent.
@@ -11,41 +12,61 @@ import type { ChatModeOptions } from './flags.js';
 /** The placeholder stdin fills (SPEC §18); `-P input=…` fills it instead. */
 export const INPUT_PARAMETER = 'input';
 
+/**
+ * Every `{{name}}` of the body and the system prompt but `{{input}}` (stdin may still fill it) must be
+ * given, and nothing else may be: a parameter the template does not use is a typo. `pass` and `given`
+ * say it the command line's way or the chat's.
+ */
+export function checkParameters(template: Template, params: Record<string, string>, pass: (parameter: string) => string, given: (parameter: string) => string): void {
+  const label = `template ${template.name}`;
+  const wanted = templateParameters(`${template.body}\n${template.front.system ?? ''}`);
+  for (const name of Object.keys(params)) {
+    if (!wanted.includes(name)) {
+      const known = wanted.length ? `its parameters: ${wanted.join(', ')}` : 'it has no parameters';
+      throw new UsageError(`${given(name)}: ${label} has no {{${name}}} (${known})`);
+    }
+  }
+  for (const parameter of wanted) {
+    if (parameter !== INPUT_PARAMETER && !(parameter in params)) throw new UsageError(`${label}: missing parameter ${parameter} (${pass(parameter)})`);
+  }
+}
+
+/** What the front matter sets, each value checked by its flag's parser (the template and key named). */
+export function templateSettings(template: Template, values: Record<string, string>): Partial<Omit<SessionSettings, 'stream'>> {
+  const { front, name } = template;
+  const label = `template ${name}`;
+  const settings: Partial<Omit<SessionSettings, 'stream'>> = {};
+  if (front.model !== undefined) settings.model = parseModel(front.model, `${label}: model`);
+  if (front.system !== undefined) settings.system = renderTemplate(name, front.system, values);
+  if (front.temperature !== undefined) settings.temperature = parseTemperature(String(front.temperature), `${label}: temperature`);
+  if (front['max-tokens'] !== undefined) settings.maxTokens = parsePositiveInt(String(front['max-tokens']), `${label}: max-tokens`);
+  if (front.api !== undefined) settings.api = parseApi(front.api, `${label}: api`);
+  if (front.options !== undefined) {
+    // Checked like -o: the fields gatechat builds itself are refused.
+    settings.extraBody = Object.fromEntries(Object.entries(front.options).map(([key, value]) => parseBodyOption(`${key}=${JSON.stringify(value)}`, `${label}: options`)));
+  }
+  return settings;
+}
+
 export function applyTemplate(options: ChatModeOptions): ChatModeOptions {
   const choice = options.template!;
   const name = parseTemplateName(choice.name, '-T');
   const template = readTemplate(name);
-  const { front } = template;
-  const label = `template ${name}`;
+  checkParameters(template, choice.params, (parameter) => `-P ${parameter}=…`, (given) => `-P ${given}`);
 
-  const wanted = templateParameters(`${template.body}\n${front.system ?? ''}`);
-  for (const given of Object.keys(choice.params)) {
-    if (!wanted.includes(given)) {
-      const known = wanted.length ? `its parameters: ${wanted.join(', ')}` : 'it has no parameters';
-      throw new UsageError(`-P ${given}: ${label} has no {{${given}}} (${known})`);
-    }
-  }
-  // Every parameter but {{input}} must be given now; {{input}} may still come from stdin.
-  for (const parameter of wanted) {
-    if (parameter !== INPUT_PARAMETER && !(parameter in choice.params)) {
-      throw new UsageError(`${label}: missing parameter ${parameter} (pass -P ${parameter}=…)`);
-    }
-  }
-
+  const fromTemplate = templateSettings(template, choice.params);
   const flags = { ...options.flags };
-  if (front.model !== undefined && flags.model === undefined) flags.model = parseModel(front.model, `${label}: model`);
-  if (front.system !== undefined && flags.system === undefined) flags.system = renderTemplate(name, front.system, choice.params);
-  if (front.temperature !== undefined && flags.temperature === undefined) flags.temperature = parseTemperature(String(front.temperature), `${label}: temperature`);
-  if (front['max-tokens'] !== undefined && flags.maxTokens === undefined) flags.maxTokens = parsePositiveInt(String(front['max-tokens']), `${label}: max-tokens`);
-  if (front.api !== undefined && flags.api === undefined) flags.api = parseApi(front.api, `${label}: api`);
-  if (front.options !== undefined) {
-    // Checked like -o (the fields gatechat builds itself are refused); -o's own keys win.
-    const fromTemplate = Object.fromEntries(Object.entries(front.options).map(([key, value]) => parseBodyOption(`${key}=${JSON.stringify(value)}`, `${label}: options`)));
-    flags.extraBody = { ...fromTemplate, ...flags.extraBody };
-  }
+  flags.model ??= fromTemplate.model;
+  flags.system ??= fromTemplate.system;
+  flags.temperature ??= fromTemplate.temperature;
+  flags.maxTokens ??= fromTemplate.maxTokens;
+  flags.api ??= fromTemplate.api;
+  // -o's own keys win, key by key.
+  if (fromTemplate.extraBody !== undefined) flags.extraBody = { ...fromTemplate.extraBody, ...flags.extraBody };
   let schema = options.schema;
-  if (front.schema !== undefined && schema === undefined && options.tools === undefined) {
-    schema = readSchemaOption(typeof front.schema === 'string' ? front.schema : JSON.stringify(front.schema), `${label}: schema`);
+  const fromFront = template.front.schema;
+  if (fromFront !== undefined && schema === undefined && options.tools === undefined) {
+    schema = readSchemaOption(typeof fromFront === 'string' ? fromFront : JSON.stringify(fromFront), `template ${name}: schema`);
   }
   return { ...options, flags, schema, template: { ...choice, name, loaded: template } };
 }

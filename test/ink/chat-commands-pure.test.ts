@@ -29,6 +29,14 @@ describe('Tab at the cursor', () => {
     expect(tab('/save zz')).toMatchObject({ text: 'zz', hint: 'no file or directory starts with that' });
   });
 
+  it('completes template names after /template: one whole with a space, several to their common start and listed', () => {
+    const withTemplates: CompletionSources = { ...files, templateNames: () => ['review', 'rewrite', 'explain'] };
+    expect(tab('/template ex', undefined, withTemplates)).toEqual({ kind: 'replace', from: 0, to: 12, text: '/template explain ', hint: null });
+    expect(tab('/template re', undefined, withTemplates)).toEqual({ kind: 'replace', from: 0, to: 12, text: '/template re', hint: 'review  rewrite' });
+    expect(tab('/template zz', undefined, withTemplates)).toMatchObject({ text: '/template zz', hint: 'no template starts with that: /template lists them' });
+    expect(tab('/templ', undefined, withTemplates)).toMatchObject({ text: '/template ' });
+  });
+
   it('completes the @path the cursor is on, in the middle of a message; dot files only when asked for', () => {
     expect(tab('see @doc and more', 8)).toMatchObject({ from: 5, to: 8, text: 'docs/' });
     expect(tab('@.e')).toMatchObject({ text: '.env ' });

@@ -21,7 +21,7 @@ import { initialInput, inputReducer } from './input-state.js';
 import { STILL_COMING } from './key-bindings.js';
 import { loadMarkdown } from './markdown-loader.js';
 import { osc52 } from './osc52.js';
-import { runCommand, type CommandContext, type ModelCatalog } from './slash-commands.js';
+import { runCommand, type CommandContext, type ModelCatalog, type TemplateShelf } from './slash-commands.js';
 import { StaticEntry } from './StaticEntry.js';
 import { useBracketedPaste } from './use-bracketed-paste.js';
 import { useChatKeys } from './use-chat-keys.js';
@@ -48,6 +48,8 @@ export interface ChatAppProps {
   attachments?: Attachment[];
   /** Aliases and model ids for /model (Tab) and /models. */
   models?: ModelCatalog;
+  /** The user's templates for /template (Tab completes their names). */
+  templates?: TemplateShelf;
   /** The real terminal (size, Ctrl-L, Ctrl-Z); absent under test renderers. */
   terminal?: ChatTerminal;
 }
@@ -96,6 +98,7 @@ export function ChatApp(props: ChatAppProps) {
     edit: openEditor,
     attach: pending.attach,
     models: props.models,
+    templates: props.templates,
     suggest: (draft) => dispatchInput({ type: 'set', value: draft }),
   };
 
@@ -116,7 +119,11 @@ export function ChatApp(props: ChatAppProps) {
     sendLine: handleLine,
     cancelTurn: turns.cancel,
     requestExit,
-    completion: { modelNames: props.models && (() => props.models!.names()), modelsPending: () => props.models?.pending?.() ?? null },
+    completion: {
+      modelNames: props.models && (() => props.models!.names()),
+      modelsPending: () => props.models?.pending?.() ?? null,
+      templateNames: props.templates && (() => props.templates!.names()),
+    },
     inputWidth: () => columns - INPUT_BOX_CHROME_COLUMNS,
     editDraft: openEditor,
     terminal: props.terminal,

@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'retry', args: '', help: 'ask the last prompt again, replacing its answer' },
   { name: 'clear', args: '', help: 'start a new conversation' },
   { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message (or @path in it)' },
+  { name: 'template', args: '[name] [key=value …]', help: 'apply a template (gatechat template): its front matter to the chat, its body to the input box; Tab completes names', lineHelp: null },
   { name: 'save', args: '<file>', help: 'write the conversation as Markdown (/save! overwrites a file)' },
   { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)', lineHelp: null },
   { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review', lineHelp: null },
@@ -40,6 +41,7 @@ export type CommandName =
   | 'retry'
   | 'clear'
   | 'attach'
+  | 'template'
   | 'save'
   | 'copy'
   | 'edit'
@@ -86,6 +88,7 @@ function editDistance(a: string, b: string): number {
 
 export function closestCommand(name: string): string | null {
   if (!name) return null;
+  if (ALIASES[name]) return ALIASES[name];
   const prefixed = COMMANDS.filter((c) => c.name.startsWith(name));
   if (prefixed.length === 1) return prefixed[0]!.name;
   let best: string | null = null;
@@ -163,7 +166,7 @@ const TERMINAL_KEYS = [
   '  Ctrl-A/E line start/end · Alt+b/f or Ctrl+Left/Right word · Ctrl-U/K kill to start/end',
   '  Alt+Backspace / Alt+d delete a word (stops at punctuation) · Ctrl-W delete back to a space',
   '  Ctrl-G or Ctrl-X Ctrl-E edit the prompt in $EDITOR · Ctrl-L redraw · Ctrl-Z suspend (fg resumes)',
-  '  Tab completes commands, /model names and paths (after /attach, /save, @) · Ctrl-R shows or folds reasoning',
+  '  Tab completes commands, /model and /template names and paths (after /attach, /save, @) · Ctrl-R shows or folds reasoning',
   '  @path attaches a file (\\@ is a literal @) · //text sends a prompt that starts with "/"',
 ];
 

@@ -8,7 +8,7 @@ import type { Conversation, TurnOutcome } from '../../session/types.js';
 import { ExitCode } from '../../exit-codes.js';
 export { footerText } from '../footer.js';
 import { ChatApp } from './ChatApp.js';
-import type { ModelCatalog } from './slash-commands.js';
+import type { ModelCatalog, TemplateShelf } from './slash-commands.js';
 import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
 import { loadMarkdown } from './markdown-loader.js';
@@ -38,6 +38,8 @@ export interface InteractiveChatOptions {
   showRetryNotices?: (show: (line: string) => void) => void;
   /** Aliases and model ids for /model (Tab) and /models. */
   models?: ModelCatalog;
+  /** The user's templates for /template (Tab completes their names). */
+  templates?: TemplateShelf;
 }
 
 // Ink options: Ctrl-C is ours (cancel / clear / exit twice); incremental rendering rewrites only
@@ -69,6 +71,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       version={opts.version}
       showRetryNotices={opts.showRetryNotices}
       models={opts.models}
+      templates={opts.templates}
       terminal={terminal}
       onExit={(c) => {
         code = c;

@@ -1,5 +1,5 @@
 /**
- * What Tab does at the cursor: command names, model names after `/model ` (waiting for the gateway's
+ * What Tab does at the cursor: command names, template names after `/template `, model names after `/model ` (waiting for the gateway's
  * list the first time, when nothing is cached), and paths after `/attach `, `/save ` and `@`. The
  * choice is pure; the file system and the model list come in as sources.
  */
@@ -18,6 +18,8 @@ export interface CompletionSources {
   modelNames?: () => readonly string[];
   /** The gateway's list being fetched right now, if it is. */
   modelsPending?: () => Promise<unknown> | null;
+  /** Template names for `/template ` (SPEC §18). */
+  templateNames?: () => readonly string[];
   /** The entries of a directory (absolute path), or null when it cannot be read. */
   listDir?: (dir: string) => DirEntry[] | null;
   cwd?: string;
@@ -90,6 +92,8 @@ export function completeAtCursor(value: string, cursor: number, sources: Complet
     return { kind: 'replace', from: cursor - typed.length, to: cursor, text: done.text, hint: done.hint };
   }
   if (cursor !== value.length) return null;
+  const template = /^\/template\s+(\S*)$/.exec(value);
+  if (template && sources.templateNames) return completeTemplate(value, template[1]!, sources.templateNames());
   const model = /^\/model\s+(\S*)$/.exec(value);
   if (model && sources.modelNames) {
     const names = sources.modelNames();
@@ -101,4 +105,14 @@ export function completeAtCursor(value: string, cursor: number, sources: Complet
   }
   const completed = tabCompletion(value, sources.modelNames);
   return completed && { kind: 'replace', from: 0, to: value.length, text: completed.value, hint: completed.hint };
+}
+
+/** `/template re` → the names that start so: one whole (then a space), several to their common start. */
+function completeTemplate(value: string, typed: string, names: readonly string[]): TabResult {
+  const lead = value.slice(0, value.length - typed.length);
+  const matches = names.filter((name) => name.startsWith(typed));
+  const replace = (text: string, hint: string | null): TabResult => ({ kind: 'replace', from: 0, to: value.length, text, hint });
+  if (matches.length === 0) return replace(value, 'no template starts with that: /template lists them');
+  if (matches.length === 1) return replace(`${lead}${matches[0]} `, null);
+  return replace(`${lead}${commonPrefix(matches)}`, listing(matches));
 }

@@ -23,6 +23,17 @@ export interface ModelCatalog {
   listed?(): Promise<readonly string[] | null>;
 }
 
+/** The user's templates for /template (SPEC §18); cli/chat-templates.ts reads them. */
+export interface TemplateShelf {
+  names(): readonly string[];
+  /**
+   * NAME with `key=value` parameters → what its front matter sets (the model as written: an alias is
+   * resolved like /model's) and the body filled in (`{{input}}` empty unless given). Rejects with a
+   * UsageError naming a missing or unknown parameter.
+   */
+  use(name: string, params: Record<string, string>): Promise<{ model?: string; settings: Partial<SessionSettings>; draft: string }>;
+}
+
 /** What a slash command may do to the app; the Ink component provides it, tests provide fakes. */
 export interface CommandContext {
   conversation: Conversation;
@@ -38,6 +49,7 @@ export interface CommandContext {
   attach?(path: string | null): void;
   cwd?: string;
   models?: ModelCatalog;
+  templates?: TemplateShelf;
   /** Puts a command in the input box for the user to confirm with Enter (/save onto a file). */
   suggest?(draft: string): void;
   /** A dumb terminal (TERM=dumb): /help lists only the keys line mode honours. */
@@ -89,6 +101,45 @@ function save(arg: string, force: boolean, ctx: CommandContext): void {
     return ctx.notice(`${file} exists: /save! ${arg} overwrites it${ctx.suggest ? ' (Enter sends it, Ctrl-U drops it)' : ''}`, 'warn');
   }
   ctx.notice(`saved ${turns} turn${turns === 1 ? '' : 's'} to ${file}`, 'dim');
+}
+
+/** `lang=go tone=very terse` → {lang: 'go', tone: 'very terse'}: a word without `=` continues the value before it. */
+export function parseTemplateArgs(words: string[]): Record<string, string> | null {
+  const params: Record<string, string> = {};
+  let last: string | null = null;
+  for (const word of words) {
+    const equals = word.indexOf('=');
+    if (equals > 0) {
+      last = word.slice(0, equals);
+      params[last] = word.slice(equals + 1);
+    } else if (last !== null) params[last] += ` ${word}`;
+    else return null;
+  }
+  return params;
+}
+
+/** /template NAME key=value …: the front matter applied to the conversation, the body put in the input box. */
+function useTemplate(arg: string, ctx: CommandContext): void {
+  const shelf = ctx.templates;
+  if (!shelf) return ctx.notice('/template is not available here', 'error');
+  if (!arg) {
+    const names = shelf.names();
+    return ctx.notice(names.length ? `templates: ${names.join('  ')} (/template NAME key=value …)` : 'no templates yet: gatechat template edit NAME makes one', 'info');
+  }
+  const [name, ...words] = arg.split(/\s+/);
+  const params = parseTemplateArgs(words);
+  if (!params) return ctx.notice(`usage: /template ${name} key=value … (got ${JSON.stringify(words[0])})`, 'error');
+  void shelf.use(name!, params).then(
+    ({ model, settings, draft }) => {
+      const { conversation } = ctx;
+      if (model !== undefined) conversation.update(ctx.models?.resolve(model) ?? { model });
+      const { extraBody, ...rest } = settings;
+      conversation.update({ ...rest, ...(extraBody ? { extraBody: { ...conversation.settings.extraBody, ...extraBody } } : {}) });
+      ctx.notice(`template ${name}: ${describeSettings(conversation)}`, 'dim');
+      ctx.suggest?.(draft);
+    },
+    (error: unknown) => ctx.notice(error instanceof GatechatError ? error.message : `/template: ${(error as Error).message}`, 'error'),
+  );
 }
 
 /** Runs one slash command; bad values are reported inline like the CLI reports them, nothing changes. */
@@ -143,6 +194,8 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext, 
         return ctx.attach(arg.toLowerCase() === 'clear' ? null : expandHome(arg));
       case 'save':
         return save(arg, force, ctx);
+      case 'template':
+        return useTemplate(arg, ctx);
       case 'copy': {
         const text = ctx.lastAnswer();
         if (!text) return ctx.notice('no answer to copy yet', 'warn');
