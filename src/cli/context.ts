@@ -190,7 +190,7 @@ function latestCid(store: ConversationStore): string {
  * Attachments alone are a message.
  */
 export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<{ prompt: string; attachments: Attachment[] }> {
-  const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn });
+  const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn, commands: true });
   const readStdin = options.readStdin && !io.stdin.isTTY;
   const template = options.template?.loaded ? { ...options.template, loaded: options.template.loaded } : undefined;
   let prompt: string;

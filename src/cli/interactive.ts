@@ -18,7 +18,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
   const { conversation, settings, conn, showRetryNotices } = await openSession(options, io);
   // Read (and refused) before the UI starts; they go with the first message.
-  const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn });
+  const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn, commands: true });
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
   if (isDumbTerminal()) {
     // No cursor movement at all: a plain line-by-line chat instead of the Ink UI (SPEC §8).

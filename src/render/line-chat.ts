@@ -124,7 +124,7 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
       }
       attaching = (async () => {
         try {
-          const next = [...pendingFiles, ...(await readAttachments([path], { warn: print }))];
+          const next = [...pendingFiles, ...(await readAttachments([path], { warn: print, commands: true }))];
           checkAttachmentLimits(next, '');
           pendingFiles = next;
           print(`attached to the next message: ${next.map((f) => f.path).join(', ')}`);

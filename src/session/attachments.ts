@@ -114,6 +114,12 @@ export interface ReadAttachmentsOptions {
    * skip links without saying so.
    */
   warn: (line: string) => void;
+  /**
+   * `!<command>` runs the command (SPEC §18). Only where the user typed it (-a, /attach): never for
+   * `@path` in a message (pasted text could hold `@!…`) nor a batch file's `"attach"`, where `!` is
+   * just the start of a file name.
+   */
+  commands?: boolean;
 }
 
 /** Names shown in the skipped-links line; a tree full of links is summarised after these. */
@@ -140,6 +146,13 @@ export async function readAttachments(paths: string[], options: ReadAttachmentsO
         throw new UsageError(`cannot attach ${STDIN_NAME}: it is over the ${mib(MAX_ATTACHMENTS_BYTES)} limit for all attachments`);
       });
       attachments.push(attachmentFromBytes(STDIN_NAME, bytes) ?? refuseType(STDIN_NAME));
+      continue;
+    }
+    if (options.commands && path.startsWith('!')) {
+      // `-a '!git diff'`: the command's output (SPEC §18); its module is loaded only then.
+      const { runCommandInput } = await import('./command-input.js');
+      attachments.push(await runCommandInput(path));
+      checkAttachmentLimits(attachments, '');
       continue;
     }
     let stat;

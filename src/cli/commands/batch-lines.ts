@@ -80,7 +80,7 @@ export class BatchLines {
     const { env, file, stdin, warn } = context;
     // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
     const defaults = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
-    const attachments = await readAttachments(chat.attach, { stdin, warn });
+    const attachments = await readAttachments(chat.attach, { stdin, warn, commands: true });
     const schema = chat.schema ? { schema: chat.schema, check: await compileAnswerSchema(chat.schema) } : undefined;
     return new BatchLines(chat, env, file, defaults, attachments, schema, warn, context.attachRoot);
   }

@@ -38,7 +38,7 @@ export function usePendingAttachments(initial: Attachment[] | undefined, notice:
       setPending([]);
       return notice('attachments cleared', 'dim');
     }
-    readAttachments([path], { warn: (line) => notice(line, 'warn') }).then(
+    readAttachments([path], { warn: (line) => notice(line, 'warn'), commands: true }).then(
       (read) => {
         const next = [...filesRef.current, ...read];
         try {
