@@ -44,7 +44,7 @@ export async function runCompareMode(options: ChatModeOptions, promptArgs: strin
   const sessions: Session[] = [];
   for (const name of names) sessions.push(await openSession({ ...options, flags: { ...options.flags, model: name } }, io, name));
   const conversations = sessions.map((session) => session.conversation);
-  const prompt = await readMessage(options, promptArgs, io);
+  const prompt = await readMessage(options, promptArgs, io, sessions[0]!.conn);
 
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);

@@ -185,12 +185,20 @@ function latestCid(store: ConversationStore): string {
 }
 
 /**
+ * `-a https://…` and /attach: a page fetched over the session's route (proxy, timeouts, retries), never
+ * with its credentials. The fetching code (and the HTML libraries after it) load only when a URL is given.
+ */
+export function urlFetcher(conn: Connection, log?: (line: string) => void): (url: string) => Promise<Attachment> {
+  return async (url) => (await import('../session/url-input.js')).fetchUrlAttachment(url, conn, log);
+}
+
+/**
  * The user's message for one turn (one-shot, compare): the -a files first (`-a -` takes stdin), then
  * stdin and the prompt words (SPEC §1), then the limits of SPEC §12 — all before anything is sent.
  * Attachments alone are a message.
  */
-export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<{ prompt: string; attachments: Attachment[] }> {
-  const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn, commands: true });
+export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io, conn: Connection): Promise<{ prompt: string; attachments: Attachment[] }> {
+  const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn, commands: true, fetchUrl: urlFetcher(conn, diagnostics(io, options.verbose).log) });
   const readStdin = options.readStdin && !io.stdin.isTTY;
   const template = options.template?.loaded ? { ...options.template, loaded: options.template.loaded } : undefined;
   let prompt: string;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
 import { dataDir } from '../session/paths.js';
-import { diagnostics, openSession, type Io } from './context.js';
+import { diagnostics, openSession, urlFetcher, type Io } from './context.js';
 import { readAttachments } from '../session/attachments.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
@@ -18,7 +18,8 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   if (options.output !== 'auto') throw new UsageError('--json and --jsonl are for one-shot mode, not interactive chat');
   const { conversation, settings, conn, showRetryNotices } = await openSession(options, io);
   // Read (and refused) before the UI starts; they go with the first message.
-  const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn, commands: true });
+  const fetchUrl = urlFetcher(conn);
+  const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn, commands: true, fetchUrl });
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
   if (isDumbTerminal()) {
     // No cursor movement at all: a plain line-by-line chat instead of the Ink UI (SPEC §8).
@@ -30,6 +31,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
       conversation,
       firstPrompt,
       attachments,
+      fetchUrl,
       history: openInputHistory(inputHistoryFile, { write: settings.save, warn: diagnostics(io, false).warn }),
       showReasoning: options.showReasoning,
       version: VERSION,
@@ -43,6 +45,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     conversation,
     firstPrompt,
     attachments,
+    fetchUrl,
     inputHistoryFile,
     // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
     saveInputHistory: settings.save,

@@ -65,7 +65,7 @@ async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, rende
 export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
   // Settings first: a missing base URL fails at once instead of after reading a large stdin.
   const { conversation, conn, showRetryNotices } = await openSession(options, io);
-  const { prompt, attachments } = await readMessage(options, promptArgs, io);
+  const { prompt, attachments } = await readMessage(options, promptArgs, io, conn);
   if (options.dryRun) {
     io.stdout.write(describeRequest(conn, conversation.settings.api, conversation.request(prompt, attachments)));
     return ExitCode.ok;

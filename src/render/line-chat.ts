@@ -21,6 +21,8 @@ export interface LineChatOptions {
   firstPrompt?: string;
   /** -a with chat: sent with the first message. */
   attachments?: Attachment[];
+  /** /attach https://…: fetches the page over the session's route (SPEC §18). */
+  fetchUrl?: (url: string) => Promise<Attachment>;
   history: InputHistory;
   showReasoning: boolean;
   version: string;
@@ -124,7 +126,7 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
       }
       attaching = (async () => {
         try {
-          const next = [...pendingFiles, ...(await readAttachments([path], { warn: print, commands: true }))];
+          const next = [...pendingFiles, ...(await readAttachments([path], { warn: print, commands: true, fetchUrl: opts.fetchUrl }))];
           checkAttachmentLimits(next, '');
           pendingFiles = next;
           print(`attached to the next message: ${next.map((f) => f.path).join(', ')}`);

@@ -120,6 +120,11 @@ export interface ReadAttachmentsOptions {
    * just the start of a file name.
    */
   commands?: boolean;
+  /**
+   * Fetches an `http(s)://` value (SPEC §18; session/url-input.ts over the session's connection). Given
+   * where commands run, for the same reason; elsewhere a URL is a file name like any other.
+   */
+  fetchUrl?: (url: string) => Promise<Attachment>;
 }
 
 /** Names shown in the skipped-links line; a tree full of links is summarised after these. */
@@ -146,6 +151,11 @@ export async function readAttachments(paths: string[], options: ReadAttachmentsO
         throw new UsageError(`cannot attach ${STDIN_NAME}: it is over the ${mib(MAX_ATTACHMENTS_BYTES)} limit for all attachments`);
       });
       attachments.push(attachmentFromBytes(STDIN_NAME, bytes) ?? refuseType(STDIN_NAME));
+      continue;
+    }
+    if (options.fetchUrl && /^https?:\/\//i.test(path)) {
+      attachments.push(await options.fetchUrl(path));
+      checkAttachmentLimits(attachments, '');
       continue;
     }
     if (options.commands && path.startsWith('!')) {

@@ -2,7 +2,9 @@
 // load the HTTP stack. A hook records every file of dist/ the built binary loads and what its source
 // contains — by content, not by file name: a static Ink import anywhere on the piped path would put
 // Ink into whatever chunk the build names, and a name check would not see it.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +26,9 @@ const MARKERS = {
   ink: /["']ink-(root|box|text)["']/,
   markdown: /marked\\(\\): input parameter/,
   http: /llhttp/,
+  yaml: /YAMLParseError/,
+  readability: /FLAG_STRIP_UNLIKELYS/,
+  turndown: /TurndownService/,
 };
 const readFileSync = fs.readFileSync;
 function record(file, source) {
@@ -99,6 +104,33 @@ describe('what each path loads', () => {
     expect(run.loaded.map((l) => l.file)).toContain('dist/cli.cjs');
     expect(tagged(run.loaded, 'http')).not.toEqual([]);
     expect(tagged(run.loaded, 'ink', 'react', 'markdown')).toEqual([]);
+    // SPEC §18's libraries load only for their own inputs: templates (YAML), URLs (Readability, turndown).
+    expect(tagged(run.loaded, 'yaml', 'readability', 'turndown')).toEqual([]);
+  });
+
+  it('-T loads the YAML parser but not the HTML libraries; -a URL loads the HTML libraries', async () => {
+    const templates = join(user.configDir, 'templates');
+    mkdirSync(templates, { recursive: true });
+    writeFileSync(join(templates, 'hello.md'), '---\nmodel: echo\n---\nhello {{who}}');
+    const template = await loadsOf(['--base-url', `${gateway.url}/v1`, '--no-save', '-T', 'hello', '-P', 'who=you'], '');
+    expect(template.code, template.stderr).toBe(0);
+    expect(template.stdout).toBe('hello you\n');
+    expect(tagged(template.loaded, 'yaml')).not.toEqual([]);
+    expect(tagged(template.loaded, 'readability', 'turndown', 'ink', 'markdown')).toEqual([]);
+
+    const page = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>T</title><body><article><p>A page of text, long enough to read.</p></article></body></html>'));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
+      const run = await loadsOf(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', '-a', url, 'q'], '');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('A page of text, long enough to read.');
+      expect(tagged(run.loaded, 'readability')).not.toEqual([]);
+      expect(tagged(run.loaded, 'turndown')).not.toEqual([]);
+      expect(tagged(run.loaded, 'yaml', 'ink', 'markdown')).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => page.close(() => resolve()));
+    }
   });
 
   it('a piped one-shot answer loads neither node:http nor node:assert (undici needs them only on error paths)', async () => {
@@ -154,6 +186,6 @@ describe('what each path loads', () => {
       child.on('close', () => resolve(stderr));
     });
     const loaded = hooked.loaded();
-    for (const tag of ['ink', 'react', 'markdown', 'http']) expect(tagged(loaded, tag), tag).not.toEqual([]);
+    for (const tag of ['ink', 'react', 'markdown', 'http', 'yaml', 'readability', 'turndown']) expect(tagged(loaded, tag), tag).not.toEqual([]);
   });
 });

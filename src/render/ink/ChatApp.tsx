@@ -46,6 +46,8 @@ export interface ChatAppProps {
   env?: NodeJS.ProcessEnv;
   /** -a given with chat: they go with the first message, like /attach. */
   attachments?: Attachment[];
+  /** /attach https://…: fetches the page over the session's route (SPEC §18). */
+  fetchUrl?: (url: string) => Promise<Attachment>;
   /** Aliases and model ids for /model (Tab) and /models. */
   models?: ModelCatalog;
   /** The user's templates for /template (Tab completes their names). */
@@ -72,7 +74,7 @@ export function ChatApp(props: ChatAppProps) {
     afterTurn();
   });
   const requestExit = () => requestLeave(turns.cancel);
-  const pending = usePendingAttachments(props.attachments, notice);
+  const pending = usePendingAttachments(props.attachments, notice, props.fetchUrl);
   const openEditor = useEditorHandoff(props.editor, notice, (text) => dispatchInput({ type: 'set', value: text }));
 
   const sendPrompt = (text: string, shown: string) =>

@@ -25,6 +25,8 @@ export interface InteractiveChatOptions {
   firstPrompt?: string;
   /** -a with chat: sent with the first message. */
   attachments?: Attachment[];
+  /** /attach https://…: fetches the page over the session's route (SPEC §18). */
+  fetchUrl?: (url: string) => Promise<Attachment>;
   inputHistoryFile: string;
   /** false: read the earlier prompts, write none of this chat's (--no-save). */
   saveInputHistory: boolean;
@@ -72,6 +74,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       showRetryNotices={opts.showRetryNotices}
       models={opts.models}
       templates={opts.templates}
+      fetchUrl={opts.fetchUrl}
       terminal={terminal}
       onExit={(c) => {
         code = c;

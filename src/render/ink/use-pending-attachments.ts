@@ -25,7 +25,11 @@ export interface PendingAttachments {
  * Files for the next message (/attach, or -a with chat). Kept in a ref as well as in state: a prompt
  * sent right after /attach must see the files even before React re-renders.
  */
-export function usePendingAttachments(initial: Attachment[] | undefined, notice: (text: string, tone: NoticeTone) => void): PendingAttachments {
+export function usePendingAttachments(
+  initial: Attachment[] | undefined,
+  notice: (text: string, tone: NoticeTone) => void,
+  fetchUrl?: (url: string) => Promise<Attachment>,
+): PendingAttachments {
   const [files, setFiles] = useState<Attachment[]>(() => initial ?? []);
   const filesRef = useRef(files);
   const setPending = useCallback((next: Attachment[]) => {
@@ -38,7 +42,7 @@ export function usePendingAttachments(initial: Attachment[] | undefined, notice:
       setPending([]);
       return notice('attachments cleared', 'dim');
     }
-    readAttachments([path], { warn: (line) => notice(line, 'warn'), commands: true }).then(
+    readAttachments([path], { warn: (line) => notice(line, 'warn'), commands: true, fetchUrl }).then(
       (read) => {
         const next = [...filesRef.current, ...read];
         try {
