@@ -45,6 +45,8 @@ export interface ChatModeOptions {
   isolated?: boolean;
   /** Two or more `-m`: compare mode (SPEC §11), one prompt to each, in this order. */
   compare?: string[];
+  /** -e: shell mode (SPEC §18), one command suggested, run on a key press. */
+  shellMode?: boolean;
   /** -T and its -P values (SPEC §18); `loaded` once cli/template-options.ts has read it. */
   template?: TemplateChoice;
 }
@@ -117,6 +119,10 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (raw.schema !== undefined && raw.tools !== undefined) throw new UsageError('--schema and --tools: choose one (--schema asks for its own answer tool)');
   const attach = raw.attach ?? [];
   if (attach.filter((a) => a === '-').length > 1) throw new UsageError('--attach: - (stdin) can be given once');
+  if (raw.execute) {
+    const clash = raw.json ? '--json' : raw.jsonl ? '--jsonl' : raw.extract ? '-x' : raw.schema !== undefined ? '--schema' : raw.tools !== undefined ? '--tools' : models.length > 1 ? 'several -m' : null;
+    if (clash) throw new UsageError(`-e: shell mode prints one command; not with ${clash}`);
+  }
   if (raw.param?.length && raw.template === undefined) throw new UsageError('-P: only with -T <template>');
   const params = parseTemplateParams(raw.param);
   if (models.length > 1 && (raw.continue || raw.cid !== undefined)) {
@@ -138,6 +144,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     extract: Boolean(raw.extract),
     dryRun: Boolean(raw.dryRun),
     compare: models.length > 1 ? models : undefined,
+    shellMode: raw.execute ? true : undefined,
     template: raw.template !== undefined ? { name: raw.template, params } : undefined,
   };
 }

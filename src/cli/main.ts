@@ -243,6 +243,7 @@ function buildProgram(): Command {
 async function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Promise<number> {
   // A template is read (its front matter under the flags) before the mode's settings are resolved.
   if (options.template) options = await (await import('./template-options.js')).applyTemplate(options);
+  if (options.shellMode) return (await import('./shell-mode.js')).runShellMode(options, prompt, io);
   // Two or more -m: compare mode, always one turn (SPEC §11).
   if (options.compare) return (await import('./compare.js')).runCompareMode(options, prompt, io);
   // A template is a prompt: -T on a terminal is one turn too.

@@ -52,6 +52,7 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
     command
       .option('-x, --extract', 'print only the first fenced code block of the answer (the whole answer when there is none); the saved answer stays whole; with --json/--jsonl: an "extract" field')
       .option('--dry-run', 'print the request that would be sent (method, URL, headers with secrets masked, body) as JSON and exit 0 without sending')
+      .option('-e, --execute', 'shell mode: ask for one command for this OS and shell; on a terminal r runs it, e edits then runs, c copies, d describes, q quits; piped, only the command is printed')
       .option('-T, --template <name>', 'the prompt from a template in the config dir\'s templates/ (see: gatechat template list); its front matter sets model, system …, flags win')
       .option('-P, --param <key=value>', 'a template parameter: fills {{key}}; repeatable ({{input}} is stdin unless given)', collect);
   }
@@ -118,6 +119,7 @@ export interface RawChatOptions {
   dryRun?: boolean;
   template?: string;
   param?: string[];
+  execute?: boolean;
 }
 
 export function createRootCommand(): Command {
