@@ -9,6 +9,7 @@ import { checkAttachmentLimits, readAttachments } from '../session/attachments.j
 import { readPromptInput } from '../session/stdin.js';
 import type { Attachment } from '../protocol/events.js';
 import type { Connection } from '../transport/http.js';
+import type { WebAccess } from '../session/url-input.js';
 import { plainHttpWarning } from '../transport/http.js';
 import { UsageError } from '../exit-codes.js';
 import type { LearnedFacts } from '../client/chat-stream.js';
@@ -49,6 +50,13 @@ export function connectionFrom(settings: Settings & { baseUrl: string }): Connec
     apiKey: settings.apiKey,
     auth: settings.auth,
     headers: settings.headers,
+    ...routeFrom(settings),
+  };
+}
+
+/** How a request gets there and how long it may take: the gateway's requests and (-a URL) pages alike. */
+export function routeFrom(settings: Settings): WebAccess {
+  return {
     timeouts: {
       connectMs: settings.connectTimeoutS * 1000,
       headersMs: settings.timeoutS * 1000,
@@ -188,8 +196,8 @@ function latestCid(store: ConversationStore): string {
  * `-a https://…` and /attach: a page fetched over the session's route (proxy, timeouts, retries), never
  * with its credentials. The fetching code (and the HTML libraries after it) load only when a URL is given.
  */
-export function urlFetcher(conn: Connection, log?: (line: string) => void): (url: string) => Promise<Attachment> {
-  return async (url) => (await import('../session/url-input.js')).fetchUrlAttachment(url, conn, log);
+export function urlFetcher(web: WebAccess, log?: (line: string) => void): (url: string) => Promise<Attachment> {
+  return async (url) => (await import('../session/url-input.js')).fetchUrlAttachment(url, web, log);
 }
 
 /**

@@ -1,7 +1,9 @@
 // SPEC §18 URLs: `-a https://…` fetches the page through gatechat's own transport (proxy, timeouts) and
 // attaches it — an HTML page as its article text in Markdown, PDFs and images as files, other text as
 // text — or fails in one line, exit 2, nothing sent. Pages come from a node:http server on 127.0.0.1.
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -153,5 +155,22 @@ describe('-a URL', () => {
     } finally {
       await new Promise<void>((resolve) => spy.close(() => resolve()));
     }
+  });
+
+  it('batch: -a URL is fetched once for every line; a line\'s own "attach" URL is a file name, never fetched', async () => {
+    const input = join(ctx.user.home, 'lines.jsonl');
+    writeFileSync(input, `${JSON.stringify({ id: 'a', prompt: 'one' })}\n${JSON.stringify({ id: 'b', prompt: 'two' })}\n`);
+    const result = await runCli(['batch', input, '--base-url', ctx.base, '-m', 'echo', '-a', `${origin}/notes.txt`], { env: ctx.user.env(), cwd: ctx.user.home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(ctx.gateway.requests.map((r) => (r.body as Record<string, any>).messages[0].content).sort()).toEqual([
+      `${origin}/notes.txt\n\`\`\`\nplain notes\n\`\`\`\n\none`,
+      `${origin}/notes.txt\n\`\`\`\nplain notes\n\`\`\`\n\ntwo`,
+    ]);
+    ctx.gateway.requests.length = 0;
+    writeFileSync(input, `${JSON.stringify({ id: 'c', prompt: 'q', attach: [`${origin}/notes.txt`] })}\n`);
+    const line = await runCli(['batch', input, '--base-url', ctx.base, '-m', 'echo', '--attach-root', '/'], { env: ctx.user.env(), cwd: ctx.user.home });
+    expect(line.code).toBe(2);
+    expect(line.stderr).toContain(`cannot attach ${origin}/notes.txt: no such file or directory`);
+    expect(ctx.gateway.requests).toHaveLength(0);
   });
 });

@@ -10,6 +10,7 @@ import { readSchemaOption } from '../../session/schema-file.js';
 import type { Attachment } from '../../protocol/events.js';
 import type { JsonObject } from '../../protocol/json.js';
 import type { ChatModeOptions } from '../flags.js';
+import { routeFrom, urlFetcher } from '../context.js';
 
 /** What one line is sent with: the command line's options as defaults, the line's own fields on top. */
 export interface PreparedLine {
@@ -80,7 +81,8 @@ export class BatchLines {
     const { env, file, stdin, warn } = context;
     // batch records nothing unless --save is given (thousands of one-turn conversations are noise).
     const defaults = resolveSettings({ flags: { save: false, ...chat.flags }, env, file });
-    const attachments = await readAttachments(chat.attach, { stdin, warn, commands: true });
+    // -a URL: fetched once, over the route the batch's requests take (proxy, timeouts, retries).
+    const attachments = await readAttachments(chat.attach, { stdin, warn, commands: true, fetchUrl: urlFetcher(routeFrom(defaults)) });
     const schema = chat.schema ? { schema: chat.schema, check: await compileAnswerSchema(chat.schema) } : undefined;
     return new BatchLines(chat, env, file, defaults, attachments, schema, warn, context.attachRoot);
   }
