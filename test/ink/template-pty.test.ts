@@ -46,4 +46,12 @@ describeInTerminal('/template in chat', () => {
     s.keys('C-d');
     expect(await s.waitForExit()).toBe(0);
   });
+
+  it('gatechat template list on a terminal: each name with its description and parameters', async () => {
+    const s = ctx.launch(['template', 'list']);
+    expect(await s.waitForExit()).toBe(0);
+    const screen = s.screen();
+    expect(screen).toContain('review   -P lang  stdin → {{input}}');
+    expect(screen).toContain('rewrite');
+  });
 });

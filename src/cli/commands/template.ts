@@ -108,7 +108,15 @@ function list(json: boolean, io: TemplateIo): number {
   const width = Math.max(...rows.map((row) => row.name.length));
   for (const row of rows) {
     const detail =
-      'error' in row ? `(does not parse: ${row.error})` : [row.description ?? '', ...row.parameters.map((p) => `-P ${p}`)].filter(Boolean).join('  ');
+      'error' in row
+        ? `(does not parse: ${row.error})`
+        : [
+            row.description ?? '',
+            ...row.parameters.filter((p) => p !== 'input').map((p) => `-P ${p}`),
+            row.parameters.includes('input') ? 'stdin → {{input}}' : '',
+          ]
+            .filter(Boolean)
+            .join('  ');
     io.stdout.write(`${sanitizeForTerminal(`${row.name.padEnd(width)}  ${detail}`)}\n`);
   }
   return ExitCode.ok;
