@@ -52,7 +52,7 @@ export function applyTemplate(options: ChatModeOptions): ChatModeOptions {
   const choice = options.template!;
   const name = parseTemplateName(choice.name, '-T');
   const template = readTemplate(name);
-  checkParameters(template, choice.params, (parameter) => `-P ${parameter}=…`, (given) => `-P ${given}`);
+  checkParameters(template, choice.params, (parameter) => `pass -P ${parameter}=…`, (given) => `-P ${given}`);
 
   const fromTemplate = templateSettings(template, choice.params);
   const flags = { ...options.flags };
