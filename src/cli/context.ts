@@ -208,22 +208,12 @@ export function urlFetcher(web: WebAccess, log?: (line: string) => void): (url: 
 export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io, conn: Connection): Promise<{ prompt: string; attachments: Attachment[] }> {
   const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn, commands: true, fetchUrl: urlFetcher(conn, diagnostics(io, options.verbose).log) });
   const readStdin = options.readStdin && !io.stdin.isTTY;
-  const template = options.template?.loaded ? { ...options.template, loaded: options.template.loaded } : undefined;
-  let prompt: string;
-  if (template) {
-    // Loaded only with -T: the template code (and YAML) stay off the plain one-shot path.
-    const { takesStdinAsInput, templateText } = await import('./template-options.js');
-    if (takesStdinAsInput(template.loaded, template.params)) {
-      const input = await readPromptInput({ stdin: io.stdin, args: [], readStdin, onSilent: silentStdinHint(io), allowEmpty: true });
-      if (input.trim() === '') throw new UsageError(`template ${template.name}: missing parameter input (pipe it on stdin, or pass -P input=…)`);
-      prompt = templateText(template.loaded, template.params, promptArgs, input);
-    } else {
-      const text = templateText(template.loaded, template.params, promptArgs, null);
-      prompt = await readPromptInput({ stdin: io.stdin, args: [text], readStdin, onSilent: silentStdinHint(io), allowEmpty: attachments.length > 0 });
-    }
-  } else {
-    prompt = await readPromptInput({ stdin: io.stdin, args: promptArgs, readStdin, onSilent: silentStdinHint(io), allowEmpty: attachments.length > 0 });
-  }
+  const read = (args: string[], allowEmpty: boolean) => readPromptInput({ stdin: io.stdin, args, readStdin, onSilent: silentStdinHint(io), allowEmpty });
+  const template = options.template;
+  const prompt = template?.loaded
+    ? // Loaded only with -T: the template code (and YAML) stay off the plain one-shot path.
+      await (await import('./template-options.js')).templatePrompt(template.loaded, template.params, promptArgs, read, attachments.length > 0)
+    : await read(promptArgs, attachments.length > 0);
   checkAttachmentLimits(attachments, prompt);
   return { prompt, attachments };
 }

@@ -72,17 +72,30 @@ export function applyTemplate(options: ChatModeOptions): ChatModeOptions {
 }
 
 /**
- * The message text for a template (cli/context.ts readMessage): with `{{input}}` and no `-P input`,
- * `stdin` goes there; otherwise stdin goes first as usual (the caller prepends it). Prompt words
- * follow the body after a blank line.
+ * The message of `-T` (cli/context.ts readMessage; `read` is its stdin + words reader): with `{{input}}`
+ * and no `-P input`, stdin goes there and must not be empty; otherwise stdin goes first as for any
+ * prompt. Prompt words follow the body after a blank line.
  */
-export function templateText(template: Template, params: Record<string, string>, words: string[], stdin: string | null): string {
+export async function templatePrompt(
+  template: Template,
+  params: Record<string, string>,
+  words: string[],
+  read: (args: string[], allowEmpty: boolean) => Promise<string>,
+  allowEmpty: boolean,
+): Promise<string> {
+  if (!takesStdinAsInput(template, params)) return read([templateText(template, params, words, null)], allowEmpty);
+  const input = await read([], true);
+  if (input.trim() === '') throw new UsageError(`template ${template.name}: missing parameter input (pipe it on stdin, or pass -P input=…)`);
+  return templateText(template, params, words, input);
+}
+
+function templateText(template: Template, params: Record<string, string>, words: string[], stdin: string | null): string {
   const values = stdin === null ? params : { ...params, [INPUT_PARAMETER]: stdin };
   const body = renderTemplate(template.name, template.body, values);
   return words.length ? `${body}\n\n${words.join(' ')}` : body;
 }
 
 /** Whether stdin is this template's `{{input}}` (rather than text before it). */
-export function takesStdinAsInput(template: Template, params: Record<string, string>): boolean {
+function takesStdinAsInput(template: Template, params: Record<string, string>): boolean {
   return templateParameters(template.body).includes(INPUT_PARAMETER) && !(INPUT_PARAMETER in params);
 }

@@ -21,7 +21,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'retry', args: '', help: 'ask the last prompt again, replacing its answer' },
   { name: 'clear', args: '', help: 'start a new conversation' },
   { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message (or @path in it)' },
-  { name: 'template', args: '[name] [key=value …]', help: 'apply a template (gatechat template): its front matter to the chat, its body to the input box; Tab completes names', lineHelp: null },
+  { name: 'template', args: '<name> …', help: 'apply a template: front matter to the chat, body to the input box', lineHelp: null },
   { name: 'save', args: '<file>', help: 'write the conversation as Markdown (/save! overwrites a file)' },
   { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)', lineHelp: null },
   { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review', lineHelp: null },
