@@ -1,12 +1,12 @@
-import { createParser } from 'eventsource-parser';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import type { Api, ChatEvent, RequestOptions, Termination } from '../protocol/events.js';
 import { protocolFor, type Protocol, type ProtocolDecoder } from '../protocol/index.js';
 import { describeErrorBody } from '../protocol/error-body.js';
 import { otherMaxTokensField, requiresMaxTokens } from '../protocol/max-tokens-field.js';
-import { HttpError } from '../transport/errors.js';
+import { HttpError, StreamDamagedError } from '../transport/errors.js';
 import { sendRequest, type Connection, type HttpResponse, type RetryInfo } from '../transport/http.js';
 import { redactSecrets, secretsOf } from '../transport/headers.js';
+import { SseReader } from './sse-reader.js';
 
 export type MaxTokensField = RequestOptions['maxTokensField'];
 
@@ -159,21 +159,15 @@ async function* decodeStream(
   secrets: string[],
 ): AsyncGenerator<ChatEvent, Termination, void> {
   const pending: ChatEvent[] = [];
-  const parser = createParser({
-    onEvent(message) {
-      // Anything after the end marker (a trailing [DONE], a proxy's footer) is not part of the answer.
-      if (decoder.ended) return;
-      for (const event of decoder.push({ event: message.event, data: message.data })) {
-        // The error line holds the gateway's message in short; -v shows the whole event.
-        if (event.type === 'error') log?.(`< error event: ${message.data}`);
-        pending.push(redactError(event, secrets));
-      }
-    },
-    onComment() {
-      // Keep-alive: the idle timer is per received chunk, so it already counted as activity.
-    },
+  const reader = new SseReader((message) => {
+    // Anything after the end marker (a trailing [DONE], a proxy's footer) is not part of the answer.
+    if (decoder.ended) return;
+    for (const event of decoder.push(message)) {
+      // The error line holds the gateway's message in short; -v shows the whole event.
+      if (event.type === 'error') log?.(`< error event: ${message.data}`);
+      pending.push(redactError(event, secrets));
+    }
   });
-  const text = new TextDecoder('utf-8', { fatal: false });
   let logged = 0;
   const flushWarnings = (): void => {
     for (; logged < decoder.warnings.length; logged++) log?.(decoder.warnings[logged]);
@@ -183,7 +177,7 @@ async function* decodeStream(
   for (;;) {
     const step = await chunks.next();
     if (step.done) break;
-    parser.feed(text.decode(step.value, { stream: true }));
+    reader.feed(step.value);
     flushWarnings();
     while (pending.length > 0) yield pending.shift()!;
     if (decoder.ended) {
@@ -192,17 +186,35 @@ async function* decodeStream(
     }
   }
   if (!decoder.ended) {
-    parser.feed(text.decode());
-    // An event without its final blank line (e.g. `data: [DONE]` then EOF) still counts: end the
-    // pending line and the event, as if the gateway had sent them.
-    parser.feed('\n\n');
+    reader.end();
     flushWarnings();
     while (pending.length > 0) yield pending.shift()!;
   }
   const finished = decoder.finish();
   flushWarnings();
   for (const event of finished.events) yield redactError(event, secrets);
+  const notSse = reader.notSse;
+  if (notSse !== null) throw notSseError(notSse, response.headers['content-type'], secrets);
+  // An error event decides the exit code (6) whatever else went wrong; lost events come next.
+  const damage = decoder.damage;
+  if (damage !== null && finished.termination !== 'error') {
+    throw new StreamDamagedError(damage.count, controlsEscaped(redactSecrets(damage.sample, secrets)), finished.termination === 'truncated');
+  }
   return finished.termination;
+}
+
+/** A body without a single event, comment or field: say what it was rather than "connection closed". */
+function notSseError(head: string, contentType: string | undefined, secrets: string[]): GatechatError {
+  const summary = controlsEscaped(redactSecrets(describeErrorBody(head, 'text/plain').message, secrets)).slice(0, 200);
+  const labelled = (contentType ?? '').toLowerCase().includes('text/event-stream')
+    ? 'although its content type is text/event-stream'
+    : `(content type: ${contentType ? controlsEscaped(contentType) : 'none'})`;
+  return new GatechatError(`the gateway's answer is not an event stream ${labelled}: ${summary}`, ExitCode.server);
+}
+
+/** Bytes a hostile gateway chose, quoted in an error line: no control reaches the terminal. */
+function controlsEscaped(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** How long the end of the body may lag behind the end marker before the body is cut off. */

@@ -9,6 +9,16 @@ import { isRecord, tryParseJson, type JsonObject } from './json.js';
  */
 export interface ProtocolDecoder extends StreamDecoder {
   readonly warnings: readonly string[];
+  /**
+   * `data:` events whose JSON did not parse: what they carried is lost, so the answer is never
+   * complete (SPEC §5.4). The first one's preview names it in the error line.
+   */
+  readonly damage: StreamDamage | null;
+}
+
+export interface StreamDamage {
+  count: number;
+  sample: string;
 }
 
 // A gateway that sends nothing but garbage must not grow memory without bound.
@@ -18,6 +28,14 @@ const PREVIEW = 80;
 export class WarningLog {
   readonly list: string[] = [];
   #dropped = 0;
+  damage: StreamDamage | null = null;
+
+  /** A data event lost to broken JSON: a warning for -v, and damage for the error line. */
+  malformed(data: string): void {
+    if (this.damage === null) this.damage = { count: 0, sample: preview(data) };
+    this.damage.count += 1;
+    this.add(`skipped malformed SSE data (not JSON): ${preview(data)}`);
+  }
 
   add(message: string): void {
     if (this.list.length < MAX_WARNINGS) {
@@ -46,6 +64,10 @@ export abstract class DecoderBase implements ProtocolDecoder {
     return this.warningLog.list;
   }
 
+  get damage(): StreamDamage | null {
+    return this.warningLog.damage;
+  }
+
   abstract push(message: SseMessage): ChatEvent[];
   abstract finish(): { events: ChatEvent[]; termination: Termination };
 }
@@ -58,7 +80,7 @@ export function preview(data: string): string {
 export function parseData(message: SseMessage, warnings: WarningLog): unknown {
   const parsed = tryParseJson(message.data);
   if (parsed.ok) return parsed.value;
-  warnings.add(`skipped malformed SSE data (not JSON): ${preview(message.data)}`);
+  warnings.malformed(message.data);
   return undefined;
 }
 

@@ -124,3 +124,18 @@ export class ServerStreamError extends GatechatError {
 export function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
+
+/**
+ * Data events whose JSON did not parse (SPEC §5.4): what they carried is lost, so the answer is
+ * incomplete even when the end marker followed. The text around them was shown and is kept (exit 8).
+ */
+export class StreamDamagedError extends GatechatError {
+  constructor(count: number, sample: string, alsoCut: boolean) {
+    const events = count === 1 ? '1 data event was' : `${count} data events were`;
+    super(
+      `stream damaged: ${events} not valid JSON (${JSON.stringify(sample)}), so the answer is incomplete${alsoCut ? '; then the connection closed before the end of the answer' : ''}`,
+      ExitCode.truncated,
+    );
+    this.name = 'StreamDamagedError';
+  }
+}

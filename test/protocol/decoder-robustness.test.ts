@@ -32,12 +32,16 @@ describe.each<[Api, (text: string) => string, string]>([
     expect(r.termination).toBe('end_marker');
     expect(r.warnings).toHaveLength(1);
     expect(r.warnings[0]).toMatch(/malformed/);
+    // What it carried is lost: the client reports the stream as damaged, never complete.
+    expect(r.damage).toEqual({ count: 1, sample: '{"broken": ' });
   });
 
   it('skips JSON that is not an object with a warning', () => {
     const r = replayBytes(api, sse(text('a'), 'data: 42\n\n', 'data: null\n\n', end));
     expect(textOf(r.events)).toBe('a');
     expect(r.warnings).toHaveLength(2);
+    // Valid JSON of the wrong shape lost nothing a gateway meant as the answer.
+    expect(r.damage).toBeNull();
   });
 
   it('ignores unknown event types and fields', () => {

@@ -31,6 +31,7 @@ export interface Replay {
   events: ChatEvent[];
   termination: Termination;
   warnings: readonly string[];
+  damage: ProtocolDecoder['damage'];
 }
 
 export function replayChunks(api: Api, chunks: Iterable<Uint8Array>): Replay {
@@ -47,7 +48,7 @@ export function replayChunks(api: Api, chunks: Iterable<Uint8Array>): Replay {
   // No parser.reset({consume: true}): an event without its blank line was never dispatched.
   const end = decoder.finish();
   events.push(...end.events);
-  return { events, termination: end.termination, warnings: decoder.warnings };
+  return { events, termination: end.termination, warnings: decoder.warnings, damage: decoder.damage };
 }
 
 export function replayBytes(api: Api, bytes: Uint8Array): Replay {
