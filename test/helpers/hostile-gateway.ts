@@ -106,11 +106,27 @@ function head(status: number, headers: Record<string, string>): string {
 
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
 
+/**
+ * Resolves when `writer` drains or `socket` closes, leaving no listener behind (an endless writer
+ * waits thousands of times).
+ */
+function drainedOrClosed(writer: NodeJS.EventEmitter, socket: NodeJS.EventEmitter = writer): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      writer.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    writer.on('drain', done);
+    socket.on('close', done);
+  });
+}
+
 /** Writes until the client goes away, waiting for the socket to drain. */
 async function writeForever(socket: Socket, next: () => string | Buffer, pauseMs = 0): Promise<void> {
   while (!socket.destroyed && socket.writable) {
     if (!socket.write(next())) {
-      await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+      await drainedOrClosed(socket);
     }
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
@@ -152,7 +168,7 @@ async function attack(name: string, api: Api, socket: Socket, headers: IncomingM
       const block = Buffer.alloc(1024 * 1024, 'a');
       // 1 GiB at most, so a client that never stops cannot keep the test's CPU busy forever.
       for (let i = 0; i < 1024 && !socket.destroyed; i++) {
-        if (!gzip.write(block)) await Promise.race([once(gzip, 'drain'), once(socket, 'close')]);
+        if (!gzip.write(block)) await drainedOrClosed(gzip, socket);
       }
       gzip.end('"}}]}\n\n');
       return;

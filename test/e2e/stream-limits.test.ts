@@ -1,0 +1,60 @@
+// SPEC §20 "Limits" (issue 22 point 5): a hostile stream ends with exit 6 and one line naming the
+// limit, and the built binary stays under 400 MiB of memory doing it — a gzip bomb included.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeUserDirs, runCli, type CliResult } from '../helpers/cli.js';
+import { startHostileGateway, type HostileGateway } from '../helpers/hostile-gateway.js';
+
+let gateway: HostileGateway;
+let user: ReturnType<typeof makeUserDirs>;
+
+beforeAll(async () => {
+  gateway = await startHostileGateway();
+});
+afterAll(() => gateway.close());
+beforeEach(() => {
+  user = makeUserDirs();
+});
+afterEach(() => user.cleanup());
+
+const MAX_RSS_KIB = 400 * 1024;
+
+/** Runs the binary under GNU time: its peak RSS (KiB) is the last line of stderr, taken off it. */
+export async function runMeasured(args: string[], env: Record<string, string>, options: { stdoutTo?: string } = {}): Promise<CliResult & { peakKiB: number }> {
+  const time = ['/usr/bin/time', '-f', 'peak-rss-kib %M'];
+  // A file for stdout keeps hundreds of MiB of answer out of the test runner's memory.
+  const wrapper = options.stdoutTo ? ['sh', '-c', 'exec "$@" > "$0"', options.stdoutTo, ...time] : time;
+  const result = await runCli(args, { env, wrapper, timeoutMs: 90_000 });
+  const match = /peak-rss-kib (\d+)\n?$/.exec(result.stderr);
+  expect(match, result.stderr).not.toBeNull();
+  // GNU time's own note about the exit status is not the program's.
+  const stderr = result.stderr.slice(0, match!.index).replace(/^Command exited with non-zero status \d+\n/m, '');
+  console.info(`peak RSS ${Math.round(Number(match![1]) / 1024)} MiB: gatechat ${args.join(' ')}`);
+  return { ...result, stderr, peakKiB: Number(match![1]) };
+}
+
+const lines = (stderr: string) => stderr.split('\n').filter((line) => line.trim() !== '');
+
+describe.each(['chat', 'messages'] as const)('limits on %s', (api) => {
+  for (const output of ['piped', '--json'] as const) {
+    it(`a gzip bomb (one endless SSE line), ${output}: exit 6, one line naming 64 MiB, peak RSS under 400 MiB`, async () => {
+      const args = ['--base-url', gateway.base, '-m', 'gzip-bomb', '--api', api, '--retries', '0', 'hi'];
+      if (output === '--json') args.unshift('--json');
+      const result = await runMeasured(args, user.env());
+      expect(result.code, result.stderr).toBe(6);
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(/SSE line or event over 64 MiB \(the limit\)/)]);
+      expect(result.peakKiB).toBeLessThan(MAX_RSS_KIB);
+    }, 120_000);
+  }
+
+  it('an endless answer: exit 6 at 256 MiB with one line naming the limit, peak RSS under 400 MiB', async () => {
+    const out = join(user.home, 'answer.txt');
+    const result = await runMeasured(['--base-url', gateway.base, '-m', 'data-forever', '--api', api, '--retries', '0', '--no-save', 'hi'], user.env(), { stdoutTo: out });
+    expect(result.code, result.stderr.slice(-500)).toBe(6);
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(/answer is over 256 MiB \(the limit for one answer\)/)]);
+    // What arrived before the limit was printed (piped: as it came).
+    expect(statSync(out).size).toBeGreaterThan(64 * 1024 * 1024);
+    expect(result.peakKiB).toBeLessThan(MAX_RSS_KIB);
+  }, 120_000);
+});
