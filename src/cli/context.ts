@@ -63,6 +63,7 @@ export function routeFrom(settings: Settings): WebAccess {
       idleMs: settings.timeoutS * 1000,
     },
     retries: settings.retries,
+    ...(settings.maxTimeS !== undefined ? { maxTimeMs: settings.maxTimeS * 1000 } : {}),
     proxy: settings.proxy,
   };
 }

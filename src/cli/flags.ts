@@ -83,6 +83,7 @@ export function validateConnectionFlags(raw: RawChatOptions): ChatFlags {
   }
   if (raw.timeout !== undefined) flags.timeoutS = parseSeconds(raw.timeout, '--timeout');
   if (raw.connectTimeout !== undefined) flags.connectTimeoutS = parseSeconds(raw.connectTimeout, '--connect-timeout');
+  if (raw.maxTime !== undefined) flags.maxTimeS = parseSeconds(raw.maxTime, '--max-time');
   if (raw.retries !== undefined) flags.retries = parseNonNegativeInt(raw.retries, '--retries');
   if (raw.proxy !== undefined) flags.proxy = parseProxyUrl(raw.proxy, '--proxy');
   if (raw.profile !== undefined) {

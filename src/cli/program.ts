@@ -11,6 +11,7 @@ export function addConnectionOptions(command: Command): Command {
     .option('-H, --header <"Name: value">', 'extra request header, repeatable', collect)
     .option('--timeout <s>', 'idle timeout between stream events and time to response headers, seconds (default: 120)')
     .option('--connect-timeout <s>', 'TCP/TLS connect timeout, seconds (default: 10)')
+    .option('--max-time <s>', 'give up on a request after this many seconds, retries included, however busy the stream (default: none)')
     .option('--retries <n>', 'retries before the first byte of the answer (default: 2)')
     .option('--proxy <url>', 'HTTP(S) proxy, no scheme means http:// (default: HTTPS_PROXY / HTTP_PROXY, honouring NO_PROXY)')
     .option('-p, --profile <name>', 'settings profile (default: default-profile, else none)')
@@ -110,6 +111,7 @@ export interface RawChatOptions {
   reasoning?: boolean;
   timeout?: string;
   connectTimeout?: string;
+  maxTime?: string;
   retries?: string;
   proxy?: string;
   profile?: string;

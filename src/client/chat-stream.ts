@@ -3,6 +3,7 @@ import type { Api, ChatEvent, RequestOptions, Termination } from '../protocol/ev
 import { protocolFor, type Protocol, type ProtocolDecoder } from '../protocol/index.js';
 import { describeErrorBody } from '../protocol/error-body.js';
 import { otherMaxTokensField, requiresMaxTokens } from '../protocol/max-tokens-field.js';
+import { startDeadline } from '../transport/deadline.js';
 import { HttpError, StreamDamagedError } from '../transport/errors.js';
 import { sendRequest, type Connection, type HttpResponse, type RetryInfo } from '../transport/http.js';
 import { redactSecrets, secretsOf } from '../transport/headers.js';
@@ -64,6 +65,8 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
   const onAbort = (): void => controller.abort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) controller.abort();
+  // --max-time: the whole turn's requests (the token-field retry too) and the whole body.
+  const deadline = startDeadline(opts.conn.maxTimeMs, () => controller.abort());
 
   let response: HttpResponse | undefined;
   // A request whose answer was decoded to its end has nothing left to abort; aborting anyway builds
@@ -96,7 +99,11 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
         throw new Error(`unknown body kind ${String(never)}`);
       }
     }
+  } catch (error) {
+    // Ctrl-C stays a cancel even when the deadline passed meanwhile.
+    throw deadline === null || opts.signal?.aborted ? error : deadline.explain(error);
   } finally {
+    deadline?.clear();
     opts.signal?.removeEventListener('abort', onAbort);
     // Harmless after a complete body; essential when the consumer stopped early.
     response?.close();

@@ -1,6 +1,7 @@
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { HttpError } from '../transport/errors.js';
 import { endpointInBaseUrlHint } from '../transport/base-url.js';
+import { withDeadline } from '../transport/deadline.js';
 import { sendRequest, type Connection } from '../transport/http.js';
 
 export interface ModelInfo {
@@ -86,7 +87,12 @@ function readPage(body: unknown, url: string): Page {
 }
 
 /** `GET {base}/models`: OpenAI `{data}`, Anthropic `{data, has_more, last_id}`, or a bare array. */
-export async function listModels(conn: Connection, signal?: AbortSignal, log?: (line: string) => void): Promise<ModelInfo[]> {
+export function listModels(conn: Connection, signal?: AbortSignal, log?: (line: string) => void): Promise<ModelInfo[]> {
+  // --max-time bounds the whole listing, every page.
+  return withDeadline(conn.maxTimeMs, signal, (bounded) => listPages(conn, bounded, log));
+}
+
+async function listPages(conn: Connection, signal: AbortSignal | undefined, log: ((line: string) => void) | undefined): Promise<ModelInfo[]> {
   const models: ModelInfo[] = [];
   let after: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {

@@ -25,6 +25,7 @@ export interface ConfigValues {
   stream?: boolean;
   timeout?: number;
   'connect-timeout'?: number;
+  'max-time'?: number;
   retries?: number;
   headers?: Record<string, string>;
   save?: boolean;
@@ -236,6 +237,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'stream', description: 'true or false', parse: parseBoolean },
   { key: 'timeout', description: 'idle / response-header timeout in seconds', parse: parseSeconds },
   { key: 'connect-timeout', description: 'connect timeout in seconds', parse: parseSeconds },
+  { key: 'max-time', description: 'give up on a request after this many seconds, retries included (default: none)', parse: parseSeconds },
   { key: 'retries', description: 'retries before the first answer byte', parse: parseNonNegativeInt },
   { key: 'headers', description: 'extra header "Name: value" (set adds one; unset headers [Name])', parse: parseHeader },
   { key: 'save', description: 'record conversations: true or false', parse: parseBoolean },

@@ -32,6 +32,8 @@ export interface SettingsFlags {
   stream?: boolean;
   timeoutS?: number;
   connectTimeoutS?: number;
+  /** --max-time: the bound on a whole request (SPEC §20); no default. */
+  maxTimeS?: number;
   retries?: number;
   headers?: Record<string, string>;
   save?: boolean;
@@ -57,6 +59,8 @@ export interface Settings {
   stream: boolean;
   timeoutS: number;
   connectTimeoutS: number;
+  /** Unset: no bound on a whole request (SPEC §20). */
+  maxTimeS?: number;
   retries: number;
   headers: Record<string, string>;
   save: boolean;
@@ -100,6 +104,7 @@ const FIELD_KEYS = {
   stream: 'stream',
   timeoutS: 'timeout',
   connectTimeoutS: 'connect-timeout',
+  maxTimeS: 'max-time',
   retries: 'retries',
   save: 'save',
   apiKeyCmd: 'api-key-cmd',

@@ -85,7 +85,8 @@ export function httpErrorFrom(
   return new HttpError(details, extra ? `${base} (${extra})` : base, hint);
 }
 
-export type NetworkPhase = 'connect' | 'headers' | 'idle' | 'body';
+/** `total`: the whole request's deadline (--max-time). */
+export type NetworkPhase = 'connect' | 'headers' | 'idle' | 'body' | 'total';
 
 /** Connect failures and timeouts (exit 7). `retryable` is false for e.g. certificate errors. */
 export class NetworkError extends GatechatError {

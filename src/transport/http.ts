@@ -22,6 +22,8 @@ export interface Connection {
   headers: Record<string, string>;
   timeouts: { connectMs: number; headersMs: number; idleMs: number };
   retries: number;
+  /** SPEC §20 `--max-time`: the bound on a whole request, retries included; undefined: none. */
+  maxTimeMs?: number;
   /**
    * SPEC §14: a proxy URL (`--proxy`, the `proxy` key) replaces HTTPS_PROXY/HTTP_PROXY; undefined reads
    * them; null never uses a proxy (the in-process demo gateway). NO_PROXY applies unless null.

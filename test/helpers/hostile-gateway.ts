@@ -26,6 +26,8 @@ export const ATTACKS = [
   'not-sse',
   /** Text, one data event whose JSON does not parse, more text, then the end marker. */
   'broken-json',
+  /** Reads the request and never answers: no headers, no body (a --no-stream wait that never ends). */
+  'silent',
 ] as const;
 
 export type Attack = (typeof ATTACKS)[number];
@@ -194,6 +196,9 @@ async function attack(name: string, api: Api, socket: Socket, headers: IncomingM
       socket.write('data: {"choices":[{"index":0,"delta":{"content":"lost\n\n');
       socket.write(f.text('after'));
       socket.end(f.end());
+      return;
+    case 'silent':
+      // The socket stays open until the client gives up or the gateway closes.
       return;
     default:
       socket.end(head(404, { 'Content-Type': 'application/json' }) + JSON.stringify({ error: { message: `no attack named ${name}` } }));
