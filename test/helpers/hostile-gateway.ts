@@ -10,8 +10,13 @@ import { createGzip, constants } from 'node:zlib';
  * Node's own response writer refuses the escape bytes a hostile gateway puts in its headers.
  */
 export const ATTACKS = [
-  /** ESC, CSI, OSC (title, clipboard) and C1 bytes in text, reasoning, tool name and arguments, model, headers. */
+  /** ESC, CSI, OSC (title, clipboard) and C1 bytes in text, reasoning, tool name and arguments, model. */
   'escapes',
+  /**
+   * C1 controls in the request-id and another header (shown by -v). undici refuses C0 (ESC) in a
+   * header value outright, so those cannot reach gatechat; bytes from 0x80 can.
+   */
+  'escape-headers',
   /** An HTTP 400 whose message carries escapes and echoes the request's credentials. */
   'escape-error',
   /** An error event inside a 200 stream, with escapes and the echoed credentials. */
@@ -34,6 +39,8 @@ export type Attack = (typeof ATTACKS)[number];
 
 /** The escape sequences every field carries: OSC 0 (title), OSC 52 (clipboard), CSI (clear), a C1 CSI, BEL. */
 export const ESCAPES = '\u001b]0;pwned\u0007\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u009b31m\u0007';
+/** What a header value can carry past undici's check: C1 controls (CSI, OSC, ST). */
+export const HEADER_ESCAPES = '\u009b2J\u009d0;pwned\u009c';
 
 export interface HostileRequest {
   path: string;
@@ -139,7 +146,7 @@ async function attack(name: string, api: Api, socket: Socket, headers: IncomingM
   const echo = credentials(headers);
   switch (name as Attack) {
     case 'escapes': {
-      socket.write(head(200, { ...SSE_HEADERS, 'x-request-id': `req${ESCAPES}`, 'x-hostile': ESCAPES }));
+      socket.write(head(200, SSE_HEADERS));
       socket.write(f.start(`model${ESCAPES}`));
       socket.write(f.reasoning(`thinking${ESCAPES}`));
       socket.write(f.text(`text${ESCAPES}`));
@@ -147,9 +154,15 @@ async function attack(name: string, api: Api, socket: Socket, headers: IncomingM
       socket.end(f.end());
       return;
     }
+    case 'escape-headers':
+      socket.write(head(200, { ...SSE_HEADERS, 'x-request-id': `req${HEADER_ESCAPES}`, 'Retry-After': HEADER_ESCAPES, 'x-hostile': HEADER_ESCAPES }));
+      socket.write(f.start('hostile'));
+      socket.write(f.text('headers'));
+      socket.end(f.end());
+      return;
     case 'escape-error': {
       const body = JSON.stringify({ error: { message: `refused${ESCAPES} for ${echo}`, type: 'invalid_request_error' } });
-      socket.end(head(400, { 'Content-Type': 'application/json', 'x-request-id': `req${ESCAPES}` }) + body);
+      socket.end(head(400, { 'Content-Type': 'application/json', 'x-request-id': `req${HEADER_ESCAPES}` }) + body);
       return;
     }
     case 'escape-stream-error': {

@@ -20,6 +20,8 @@ export function runInPty(
     timeoutMs?: number;
     /** stdout to this file instead: only stderr is the terminal (`raw` is what it drew). */
     stdoutTo?: string;
+    /** A command the binary runs under on the terminal, e.g. `['/usr/bin/time', '-f', '%M']`. */
+    wrapper?: string[];
   } = {},
 ): Promise<PtyResult> {
   const baseEnv: Record<string, string | undefined> = { ...process.env };
@@ -30,7 +32,7 @@ export function runInPty(
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   // The window size must be set inside the pty before the program starts (script's own is 0×0).
   const redirect = options.stdoutTo === undefined ? '' : ` > ${shellQuoteArgs([options.stdoutTo])}`;
-  const inner = `stty cols ${options.columns ?? 80} rows ${options.rows ?? 24}; exec ${shellQuoteArgs([process.execPath, binPath, ...args])}${redirect}`;
+  const inner = `stty cols ${options.columns ?? 80} rows ${options.rows ?? 24}; exec ${shellQuoteArgs([...(options.wrapper ?? []), process.execPath, binPath, ...args])}${redirect}`;
   const child = spawn('script', ['-qfec', inner, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
