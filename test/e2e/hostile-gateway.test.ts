@@ -39,6 +39,7 @@ const ARRIVED: Record<Attack, RegExp> = {
   'gzip-bomb': /over 64 MiB/,
   'keep-alive-forever': /gave up after 3 s \(--max-time\)/,
   'data-forever': /over 256 MiB|--max-time/,
+  'tool-args-forever': /over 256 MiB|--max-time/,
   'not-sse': /not an event stream/,
   'broken-json': /stream damaged/,
   silent: /gave up after 3 s \(--max-time\)/,

@@ -27,6 +27,8 @@ export const ATTACKS = [
   'keep-alive-forever',
   /** Text events as fast as the client reads them, forever (64 KiB each). */
   'data-forever',
+  /** Tool-call argument fragments as fast as the client reads them, forever (64 KiB each). */
+  'tool-args-forever',
   /** A plain-text body sent as text/event-stream. */
   'not-sse',
   /** Text, one data event whose JSON does not parse, more text, then the end marker. */
@@ -197,6 +199,16 @@ async function attack(name: string, api: Api, socket: Socket, headers: IncomingM
       socket.write(f.start('hostile'));
       const event = f.text('x'.repeat(64 * 1024));
       await writeForever(socket, () => event);
+      return;
+    }
+    case 'tool-args-forever': {
+      socket.write(head(200, SSE_HEADERS));
+      socket.write(f.start('hostile'));
+      const fragment = f.toolCall('lookup', 'y'.repeat(64 * 1024));
+      // Messages opens and closes a block per call: only the argument delta repeats.
+      const repeat = api === 'chat' ? fragment : fragment.split('\n\n').find((event) => event.includes('input_json_delta'))! + '\n\n';
+      if (api === 'messages') socket.write(fragment.split('\n\n')[0] + '\n\n');
+      await writeForever(socket, () => repeat);
       return;
     }
     case 'not-sse':
