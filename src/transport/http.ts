@@ -146,6 +146,12 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection, whole
   const code = errorCode(error);
   const host = url.host;
   const detail = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && error.name === 'HTTPParserError') {
+    // The connection worked; what came back is not HTTP (control characters in a header, a garbled
+    // status line). The same gateway answers the same way again: no retry.
+    const why = /\(([^)]*)\)\s*$/.exec(detail)?.[1] ?? detail;
+    return new NetworkError('headers', `the response from ${host} is not valid HTTP (${why})`, { cause: error, retryable: false });
+  }
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return new NetworkError('connect', `timed out connecting to ${host} after ${seconds(conn.timeouts.connectMs)} (--connect-timeout)`, { cause: error });

@@ -65,6 +65,15 @@ describe.each(['chat', 'messages'] as const)('damaged streams on %s', (api) => {
     expect(result.code).toBe(6);
   });
 
+  it('a response whose headers carry control characters is named as not valid HTTP, not as a connect failure, and not retried', async () => {
+    const before = gateway.requests.length;
+    const result = await runCli(['--base-url', gateway.base, '-m', 'invalid-headers', '--api', api, '--retries', '2', '--no-save', 'hi'], { env: user.env() });
+    expect(result.code).toBe(7);
+    const lines = stderrLines(result.stderr);
+    expect(lines).toEqual([expect.stringMatching(/^gatechat: the response from 127\.0\.0\.1:\d+ is not valid HTTP \(Invalid header value char\)$/)]);
+    expect(gateway.requests.length - before).toBe(1);
+  });
+
   it('batch: a damaged answer is a failed line with exit 8, never complete', async () => {
     const input = join(user.home, 'in.jsonl');
     writeFileSync(input, '{"id":"a","prompt":"hi"}\n');

@@ -34,6 +34,7 @@ const TERMINAL_ATTACK = /\u001b\]|\u0007|[\u0080-\u009f]|\u001b\[2J|\u001b\[3J/;
 const ARRIVED: Record<Attack, RegExp> = {
   escapes: /text[^]*tool/,
   'escape-headers': /headers/,
+  'invalid-headers': /not valid HTTP/,
   'escape-error': /refused/,
   'escape-stream-error': /upstream failed/,
   'gzip-bomb': /over 64 MiB/,

@@ -17,6 +17,8 @@ export const ATTACKS = [
    * header value outright, so those cannot reach gatechat; bytes from 0x80 can.
    */
   'escape-headers',
+  /** ESC in a header value: undici refuses the whole response (it must be named, not called a connect failure). */
+  'invalid-headers',
   /** An HTTP 400 whose message carries escapes and echoes the request's credentials. */
   'escape-error',
   /** An error event inside a 200 stream, with escapes and the echoed credentials. */
@@ -161,6 +163,9 @@ async function attack(name: string, api: Api, socket: Socket, headers: IncomingM
       socket.write(f.start('hostile'));
       socket.write(f.text('headers'));
       socket.end(f.end());
+      return;
+    case 'invalid-headers':
+      socket.end(head(200, { ...SSE_HEADERS, 'x-request-id': `req${ESCAPES}` }) + f.start('hostile') + f.text('never read') + f.end());
       return;
     case 'escape-error': {
       const body = JSON.stringify({ error: { message: `refused${ESCAPES} for ${echo}`, type: 'invalid_request_error' } });
