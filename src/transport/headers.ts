@@ -1,4 +1,6 @@
 import type { Connection } from './http.js';
+import { proxyCredentials, type ProxyEnv } from './proxy-url.js';
+import { basicCredentialForms, echoedForms } from './secret-forms.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const REDACTED = '[redacted]';
@@ -87,8 +89,19 @@ export function redactSecrets(text: string, secrets: string[]): string {
   return out;
 }
 
-/** The strings --verbose and error messages must never show: the key and secret-looking -H values. */
-export function secretsOf(conn: Connection): string[] {
+/** The proxy URLs a request may go through: the explicit one, else every proxy variable set. */
+function proxyUrls(conn: Connection, env: ProxyEnv): string[] {
+  if (conn.proxy === null) return [];
+  if (conn.proxy !== undefined) return [conn.proxy];
+  return ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'].map((name) => env[name]).filter((value): value is string => Boolean(value));
+}
+
+/**
+ * The strings --verbose, error messages and saved files must never show (SPEC §20): the key,
+ * secret-looking -H values (a Basic value's `user:password` too), proxy credentials — each also in the
+ * escaped forms a gateway echoing it writes (secret-forms.ts).
+ */
+export function secretsOf(conn: Connection, env: ProxyEnv = process.env): string[] {
   const secrets: string[] = [];
   if (conn.apiKey) secrets.push(conn.apiKey);
   for (const [name, value] of Object.entries(conn.headers)) {
@@ -97,7 +110,9 @@ export function secretsOf(conn: Connection): string[] {
       // "Bearer xyz": the token alone may be echoed too.
       const token = /^\S+\s+(\S+)$/.exec(value.trim());
       if (token) secrets.push(token[1]);
+      secrets.push(...basicCredentialForms(value));
     }
   }
-  return secrets;
+  for (const proxy of proxyUrls(conn, env)) secrets.push(...proxyCredentials(proxy));
+  return [...new Set(secrets.flatMap(echoedForms))];
 }

@@ -44,6 +44,32 @@ export function maskProxyPassword(proxyUrl: string): string {
   }
 }
 
+/**
+ * SPEC §20: what a proxy URL gives away if echoed — the password as written and decoded, `user:password`
+ * and its base64, which undici sends as `Proxy-Authorization: Basic …`. Empty without a password.
+ */
+export function proxyCredentials(raw: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(SCHEME.test(raw.trim()) ? raw.trim() : `http://${raw.trim()}`);
+  } catch {
+    return [];
+  }
+  if (!url.password) return [];
+  const user = safeDecode(url.username);
+  const password = safeDecode(url.password);
+  const pair = `${user}:${password}`;
+  return [url.password, password, pair, Buffer.from(pair).toString('base64')];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 function withoutPassword(text: string): string {
   return text.replace(/\/\/[^/@]*@/, '//***@');
 }

@@ -54,4 +54,28 @@ describe('redaction', () => {
     const conn = connection('http://x/v1', { apiKey: 'k-1', headers: { 'X-Auth-Token': 'Token abcdef', 'X-Team': 'blue' } });
     expect(secretsOf(conn)).toEqual(['k-1', 'Token abcdef', 'abcdef']);
   });
+
+  it('secretsOf adds each JSON-escaped form a gateway may echo; a plain key stays one string', () => {
+    const plain = connection('http://x/v1', { apiKey: 'sk-plain-123456', headers: {}, proxy: null });
+    expect(secretsOf(plain)).toEqual(['sk-plain-123456']);
+    const special = connection('http://x/v1', { apiKey: 'sk-a/b"c\\d\u00e9', headers: {}, proxy: null });
+    const forms = secretsOf(special);
+    for (const form of ['sk-a/b"c\\d\u00e9', 'sk-a\\/b\\"c\\\\d\\u00e9', 'sk-a\\/b\\"c\\\\d\\u00E9', 'sk-a/b\\"c\\\\d\u00e9']) {
+      expect(forms, form).toContain(form);
+    }
+    expect(redactSecrets('{"message":"bad key sk-a\\/b\\"c\\\\d\\u00e9"}', forms)).toBe('{"message":"bad key [redacted]"}');
+  });
+
+  it('secretsOf adds proxy credentials: the password, user:password and its base64, from the proxy setting or the environment', () => {
+    const basic = Buffer.from('al:p@ss-word').toString('base64');
+    const explicit = connection('http://x/v1', { apiKey: undefined, headers: {}, proxy: 'http://al:p%40ss-word@proxy:3128' });
+    expect(secretsOf(explicit, {})).toEqual(expect.arrayContaining(['p%40ss-word', 'p@ss-word', 'al:p@ss-word', basic]));
+    const fromEnv = connection('http://x/v1', { apiKey: undefined, headers: {}, proxy: undefined });
+    expect(secretsOf(fromEnv, { HTTPS_PROXY: 'al:p%40ss-word@proxy:3128' })).toEqual(expect.arrayContaining(['p@ss-word', basic]));
+    // No proxy for this connection (the in-process demo gateway): the environment's does not count.
+    expect(secretsOf({ ...fromEnv, proxy: null }, { HTTPS_PROXY: 'http://al:pw-1234@proxy' })).toEqual([]);
+    // A -H Basic value: the user:password inside it too.
+    const header = connection('http://x/v1', { apiKey: undefined, headers: { Authorization: `Basic ${basic}` }, proxy: null });
+    expect(secretsOf(header)).toEqual(expect.arrayContaining([basic, 'al:p@ss-word', 'p@ss-word']));
+  });
 });
