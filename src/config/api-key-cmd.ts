@@ -1,4 +1,5 @@
-import { ExitCode, GatechatError } from '../exit-codes.js';
+import { ExitCode, GatechatError, UsageError } from '../exit-codes.js';
+import { beyondLatin1 } from './keys.js';
 
 /** SPEC §14: a password manager gets 10 s (an unlock prompt included) to print the key. */
 export const API_KEY_CMD_TIMEOUT_MS = 10_000;
@@ -64,5 +65,9 @@ export async function runApiKeyCommand(command: string, timeoutMs = API_KEY_CMD_
   const key = Buffer.concat(chunks).toString('utf8').trim();
   if (key === '') throw failure(command, 'printed nothing');
   if (/[\s\u0000-\u001f\u007f]/.test(key)) throw failure(command, 'printed more than one line or spaces (the key must be its only output)');
+  // A key no header can carry is a configuration error (exit 2, SPEC §20), not a failed command: never sent.
+  if (beyondLatin1(key)) {
+    throw new UsageError(`api-key-cmd ${JSON.stringify(command)} printed a key with characters outside Latin-1, which an HTTP header cannot carry; its output is not shown`);
+  }
   return key;
 }

@@ -125,6 +125,18 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
+/**
+ * SPEC §20: an HTTP header carries Latin-1 only (undici refuses anything else as an "invalid header").
+ * A key or header value beyond it is refused where it is given, never at send time, where it was retried.
+ */
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+export function beyondLatin1(text: string): boolean {
+  return BEYOND_LATIN1.test(text);
+}
+
+const CANNOT_BE_SENT = 'characters outside Latin-1, which an HTTP header cannot carry (value not shown)';
+
 /** `"Name: value"` → [name, value]. */
 export function parseHeader(raw: string, option: string): [string, string] {
   const colon = raw.indexOf(':');
@@ -134,6 +146,7 @@ export function parseHeader(raw: string, option: string): [string, string] {
   if (!HEADER_NAME.test(name)) throw new UsageError(`${option}: not a valid header name: ${shown(name)}`);
   if (!value) throw new UsageError(`${option}: header ${name} has an empty value`);
   if (CONTROL.test(value)) throw new UsageError(`${option}: header ${name} contains control characters`);
+  if (beyondLatin1(value)) throw new UsageError(`${option}: header ${name} has ${CANNOT_BE_SENT}`);
   return [name, value];
 }
 
@@ -188,6 +201,7 @@ export function parseApiKey(raw: string, option: string): string {
   if (WHITESPACE_OR_CONTROL.test(text)) {
     throw new UsageError(`${option}: the API key contains spaces or control characters (value not shown)`);
   }
+  if (beyondLatin1(text)) throw new UsageError(`${option}: the API key has ${CANNOT_BE_SENT}`);
   return text;
 }
 
