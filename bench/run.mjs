@@ -1,5 +1,6 @@
 // One-shot benchmarks (SPEC §10), each beside baselines measured in the same run on this machine:
-// `node -e 0`, `curl -N` against the same gateway, and a minimal script using the openai package.
+// `node -e 0`, `curl -N` against the same gateway, a minimal script using the openai package, and the floor:
+// a minimal node:http client making the same request (node-http-floor.cjs).
 // Prints numbers; asserts nothing. Run: npm run bench  (RUNS=15 npm run bench for more samples)
 import { bin, fmt, series, startDevGateway } from './lib.mjs';
 
@@ -21,6 +22,7 @@ try {
   const version = await add('gatechat --version', [node, bin, '--version'], { env });
   const curl = await add('curl -N, lorem-2000 stream', ['curl', '-sN', '-H', 'Content-Type: application/json', '-d', body('lorem-2000'), `${gateway.base}/chat/completions`]);
   const openai = await add('openai package script, lorem-2000', [node, new URL('./openai-baseline.mjs', import.meta.url).pathname, gateway.base, 'lorem-2000', 'bench']);
+  const floor = await add('node:http floor, lorem-2000', [node, new URL('./node-http-floor.cjs', import.meta.url).pathname, gateway.base, 'lorem-2000', 'bench']);
   const oneShot = await add('gatechat piped, lorem-2000', gatechat('lorem-2000'), { env });
   const tiny = await add('gatechat piped, lorem-1', gatechat('lorem-1'), { env });
   const big = await add('gatechat piped, lorem-100000', gatechat('lorem-100000'), { env });
@@ -36,6 +38,8 @@ try {
   // Own cost = gatechat's median wall minus node -e 0's, same Node, same run (SPEC §10).
   const ownMs = oneShot.wallMs - nodeBaseline.wallMs;
   check(`one-shot 2000-token stream: own cost (${fmt(oneShot.wallMs / openai.wallMs, 2)}× the openai script's wall)`, `${fmt(ownMs)} ms`, '≤ 60 ms', ownMs <= 60);
+  const overFloor = oneShot.wallMs / floor.wallMs;
+  check('one-shot 2000-token stream: wall against the node:http floor', `${fmt(overFloor, 2)}×`, '≤ 1.15×', overFloor <= 1.15);
   const extraRss = oneShot.rssMiB - nodeBaseline.rssMiB;
   check('one-shot peak RSS over node -e 0', `+${fmt(extraRss)} MiB`, '≤ +20 MiB', extraRss <= 20);
   check('gatechat --version vs node -e 0', `${fmt(version.wallMs / nodeBaseline.wallMs, 2)}×`, '≤ 1.3×', version.wallMs / nodeBaseline.wallMs <= 1.3);
