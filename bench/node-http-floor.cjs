@@ -18,6 +18,9 @@ const req = http.request(`${base}/chat/completions`, { method: 'POST', headers }
   let pending = '';
   res.on('data', (chunk) => {
     pending += chunk;
+    // One write per received chunk, as gatechat does: a write per delta would make the floor pay a
+    // system call per token and flatter everything measured against it.
+    let text = '';
     for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
       const line = pending.slice(0, end);
       pending = pending.slice(end + 1);
@@ -25,8 +28,9 @@ const req = http.request(`${base}/chat/completions`, { method: 'POST', headers }
       const data = line.slice(5).trim();
       if (data === '[DONE]') continue;
       const delta = JSON.parse(data).choices[0]?.delta?.content;
-      if (delta) process.stdout.write(delta);
+      if (delta) text += delta;
     }
+    if (text) process.stdout.write(text);
   });
   res.on('end', () => process.stdout.write('\n'));
 });

@@ -11,9 +11,9 @@
 // The cache lives in the user's cache directory (never a shared /tmp: V8 runs what it finds there), one
 // file per chunk, named after the chunk's content hash and keyed by Node's version. Any failure to read
 // or write it is ignored: the cache only ever makes a start faster.
-import module from 'node:module';
+// CommonJS (bin/package.json): an ES-module entry makes Node load its whole ESM loader first.
+'use strict';
 
-const require = module.createRequire(import.meta.url);
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
@@ -84,7 +84,7 @@ function writePrivateFile(target, data) {
  * Loads `entry` (a CommonJS file of dist/) and the chunks it requires, each compiled with its cached
  * code when there is one. Returns once the entry's top level has run.
  */
-export function runWithCodeCache(entry) {
+function runWithCodeCache(entry) {
   const versionDir = codeCacheDir();
   /** One directory per build, named after its main chunk (whose name changes with any chunk's). */
   let dir;
@@ -142,3 +142,5 @@ export function runWithCodeCache(entry) {
 
   load(entry);
 }
+
+module.exports = { runWithCodeCache };

@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // Shim: all code lives in the bundled build (npm ci builds it through `prepare`).
-import module from 'node:module';
+//
+// CommonJS (bin/package.json), like the build it loads: an ES-module entry makes Node load its ESM
+// loader — a dozen internal modules (resolve, module_job, translators, …) — before anything runs, a cost
+// the least Node client (a CommonJS script, bench/node-http-floor.cjs) does not pay.
+'use strict';
 
-// Built-ins through require(): an ESM import of node:fs or node:v8 makes Node build their namespace
-// objects, reading every lazy getter (34 and 30 more internal modules on Node 24).
-const require = module.createRequire(import.meta.url);
+const path = require('node:path');
 
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === '--version') {
   // Scripts call `--version` to probe for the tool: answer without loading the CLI at all.
-  process.stdout.write(`${JSON.parse(require('node:fs').readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.stdout.write(`${JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
 } else {
   // V8 flags for streaming are set at the first request (src/transport/v8-flags.ts), not here: set
   // at start, they would cost every built-in module loaded afterwards its code cache.
-  const { runWithCodeCache } = await import('./code-cache.js');
-  runWithCodeCache(require('node:url').fileURLToPath(new URL('../dist/cli.cjs', import.meta.url)));
+  require('./code-cache.js').runWithCodeCache(path.join(__dirname, '..', 'dist', 'cli.cjs'));
 }
