@@ -20,12 +20,19 @@ import {
 import type { RawBatchOptions, RawChatOptions } from './program.js';
 import type { SettingsFlags } from '../config/settings.js';
 
+export interface McpFlags {
+  specs: string[];
+  configFile?: string;
+}
+
 /** Flags after validation: only what the user actually passed is set (so config can fill the rest). */
 export type ChatFlags = SettingsFlags;
 
 export interface ChatModeOptions {
   flags: ChatFlags;
   tools?: ToolDefinition[];
+  /** --mcp and --mcp-config as given: parsed with the config's servers where tools are opened (src/tools/mcp/sources.ts). */
+  mcp: McpFlags;
   /** -a values in order; `-` is stdin (then stdin is not part of the prompt). */
   attach: string[];
   /** --schema, parsed (SPEC §12). */
@@ -133,6 +140,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   return {
     flags,
     tools: raw.tools !== undefined ? readToolsFile(raw.tools) : undefined,
+    mcp: { specs: raw.mcp ?? [], configFile: raw.mcpConfig },
     attach,
     schema: raw.schema !== undefined ? readSchemaOption(raw.schema, '--schema') : undefined,
     continueLast: Boolean(raw.continue),

@@ -18,6 +18,7 @@ const runOneShot = async (options: Options, prompt: string[], io: Io) => (await 
 const io: Io = { stdin: process.stdin, stdout: withKnownSize(process.stdout), stderr: withKnownSize(process.stderr) };
 
 let verbose = false;
+const collectValues = (value: string, previous: string[] = []) => [...previous, value];
 /** Words after a leading `--` (splitTrailingPrompt): always prompt text for the root command. */
 let trailingPrompt: string[] = [];
 
@@ -70,13 +71,15 @@ function buildProgram(): Command {
         `Per-model entries (--model NAME; in a profile too): ${MODEL_ENTRY_KEY_NAMES.join(', ')}\n` +
         '  gatechat config set --model fast model openai/gpt-4o-mini      # -m fast is now an alias\n' +
         '  gatechat config set --model fast temperature 0.2               # applied whenever -m fast is used\n' +
+        'MCP servers (--mcp NAME; in a profile too): command, url, env, headers, allow, enabled\n' +
+        '  gatechat config set --mcp fs command "npx -y @modelcontextprotocol/server-filesystem ."\n' +
         `File: $GATECHAT_CONFIG_DIR/config.json, else the platform config dir (see: gatechat config path)`,
     );
   const configAction =
     (action: 'set' | 'get' | 'unset' | 'list' | 'path') =>
     (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
-      const opts = command.opts() as { profile?: string; model?: string; showSecrets?: boolean; json?: boolean };
+      const opts = command.opts() as { profile?: string; model?: string; mcp?: string; showSecrets?: boolean; json?: boolean };
       const positional = args.slice(0, -2).flat().filter((v): v is string => typeof v === 'string');
       run(async () => {
         const { runConfigCommand } = await import('./commands/config.js');
@@ -90,6 +93,7 @@ function buildProgram(): Command {
     .argument('[value]')
     .option('-p, --profile <name>', 'set it in this profile')
     .option('-m, --model <name>', "set it in this model's entry (a model key makes NAME an alias)")
+    .option('--mcp <name>', "set it in this MCP server's entry (env, headers and allow add to what is there)")
     .action(configAction('set'));
   config
     .command('get')
@@ -97,6 +101,7 @@ function buildProgram(): Command {
     .argument('<key>')
     .option('-p, --profile <name>', 'read it from this profile')
     .option('-m, --model <name>', "read it from this model's entry")
+    .option('--mcp <name>', "read it from this MCP server's entry")
     .option('--show-secrets', 'print the API key unmasked')
     .action(configAction('get'));
   config
@@ -106,6 +111,7 @@ function buildProgram(): Command {
     .argument('[name]', 'with headers: remove only this header')
     .option('-p, --profile <name>', 'from this profile')
     .option('-m, --model <name>', "from this model's entry")
+    .option('--mcp <name>', "from this MCP server's entry (no key: the whole server)")
     .action(configAction('unset'));
   config
     .command('list')
@@ -116,6 +122,35 @@ function buildProgram(): Command {
     .option('--json', 'as JSON')
     .action(configAction('list'));
   config.command('path').description('print the config file path').action(configAction('path'));
+
+  program
+    .command('tools')
+    .description('start the MCP servers and list every tool the model would get: name, source, whether it runs without asking, description')
+    .option('--mcp <name=command|url>', 'an MCP server, repeatable (as for a prompt)', collectValues)
+    .option('--mcp-config <file>', 'MCP servers from a {"mcpServers": {…}} file')
+    .option('--tools <file>', 'tool definitions (x-command ones run locally)')
+    .option('--allow <pattern>', 'a tool that runs without asking: a glob over the listed names, repeatable', collectValues)
+    .option('-p, --profile <name>', 'the profile whose MCP servers to start')
+    .option('--json', 'as JSON')
+    .option('-v, --verbose', "show the servers' stderr")
+    .action((raw: { mcp?: string[]; mcpConfig?: string; tools?: string; allow?: string[]; profile?: string; json?: boolean; verbose?: boolean }) =>
+      run(async () => {
+        verbose = Boolean(raw.verbose);
+        const { readToolsFile } = await import('./flags.js');
+        const { runToolsCommand } = await import('./commands/tools.js');
+        return runToolsCommand(
+          {
+            mcp: { specs: raw.mcp ?? [], configFile: raw.mcpConfig },
+            definitions: raw.tools === undefined ? undefined : readToolsFile(raw.tools),
+            allow: raw.allow ?? [],
+            profile: raw.profile,
+            json: Boolean(raw.json),
+            verbose,
+          },
+          io,
+        );
+      }),
+    );
 
   addConnectionOptions(
     program

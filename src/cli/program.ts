@@ -34,6 +34,8 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
     .option('-s, --system <text>', 'system prompt (default: none)')
     .option('--api <chat|messages>', 'gateway interface (default: chat)')
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
+    .option('--mcp <name=command|url>', 'an MCP server for this run, repeatable: a command line (stdio) or an http(s) URL; its tools reach the model as name__tool', collect)
+    .option('--mcp-config <file>', 'MCP servers from a {"mcpServers": {…}} file (the form Claude Desktop and Cursor use)')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
     .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
     .option('--schema <json|file|fields>', 'ask for JSON matching a schema and check the answer (inline JSON Schema, a file, or fields: "name, age int, tags: short labels"); exit 9 when it does not match');
@@ -99,6 +101,8 @@ export interface RawChatOptions {
   auth?: string;
   header?: string[];
   tools?: string;
+  mcp?: string[];
+  mcpConfig?: string;
   option?: string[];
   attach?: string[];
   schema?: string;

@@ -37,6 +37,8 @@ export interface ConfigValues {
 /** The top level or one profile: its keys plus per-model entries (SPEC §11). */
 export interface ConfigScope extends ConfigValues {
   models?: Record<string, ModelEntry>;
+  /** MCP servers by name (SPEC §15), as `config set --mcp <name> <key> <value>` stores them. */
+  mcp?: Record<string, Record<string, unknown>>;
 }
 
 /** The whole config.json: base settings at the top level, named profiles, the default profile. */

@@ -34,6 +34,11 @@ export interface ConfigStore {
   setModelKey(name: string, key: ModelEntryKey, value: unknown, profile?: string): Promise<void>;
   /** Removes one key of an entry, or (no key) the whole entry; false when there was nothing to remove. */
   unsetModelKey(name: string, key: ModelEntryKey | undefined, profile?: string): Promise<boolean>;
+  /**
+   * Read-modify-write of one MCP server's object under the config lock: `change` gets what is stored
+   * (undefined: nothing) and returns the new object, undefined to remove it, or null to leave the file alone.
+   */
+  updateMcpServer(name: string, profile: string | undefined, change: (stored: Record<string, unknown> | undefined) => Record<string, unknown> | undefined | null): Promise<boolean>;
 }
 
 /** The top level, or one profile (created empty when missing). */
@@ -118,6 +123,24 @@ export function openConfigStore(env: NodeJS.ProcessEnv = process.env): ConfigSto
         const scope = scopeOf(file, profile);
         const models = { ...scope.models, [name]: { ...ownEntry(scope, name), [key]: value } };
         return withScope(file, profile, { ...scope, models });
+      });
+    },
+    updateMcpServer(name, profile, change) {
+      return write((file) => {
+        const scope = scopeOf(file, profile);
+        const next = change(scope.mcp?.[name]);
+        if (next === null) return null;
+        const mcp: Record<string, Record<string, unknown>> = { ...scope.mcp };
+        if (next === undefined) delete mcp[name];
+        else mcp[name] = next;
+        const updated: ConfigScope = { ...scope, mcp };
+        if (Object.keys(mcp).length === 0) delete updated.mcp;
+        if (profile === undefined) {
+          const top: ConfigFile = { ...file, ...updated };
+          if (!updated.mcp) delete top.mcp;
+          return top;
+        }
+        return withScope(file, profile, updated);
       });
     },
     unsetModelKey(name, key, profile) {

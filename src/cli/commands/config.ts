@@ -40,6 +40,8 @@ export interface ConfigCommandOptions {
   profile?: string;
   /** Act on this model's entry (SPEC §11) instead of a plain key. */
   model?: string;
+  /** Act on this MCP server's entry (SPEC §15). */
+  mcp?: string;
   showSecrets?: boolean;
   json?: boolean;
 }
@@ -60,6 +62,10 @@ const ENV_OVERRIDES = [
 export async function runConfigCommand(action: ConfigAction, args: string[], opts: ConfigCommandOptions, io: ConfigIo): Promise<number> {
   const store = openConfigStore();
   const profile = opts.profile === undefined ? undefined : parseProfileName(opts.profile, '--profile');
+  if (opts.mcp !== undefined && (action === 'set' || action === 'get' || action === 'unset')) {
+    const { runMcpConfigCommand } = await import('./config-mcp.js');
+    return runMcpConfigCommand(store, action, args, opts.mcp, profile, io);
+  }
   if (opts.model !== undefined && action !== 'path') {
     return runModelEntryCommand(store, action, args, parseModelName(opts.model, '--model'), profile, opts, io);
   }

@@ -1,0 +1,85 @@
+import { openConfigStore } from '../../config/store.js';
+import { ExitCode } from '../../exit-codes.js';
+import type { ToolDefinition } from '../../protocol/events.js';
+import { jsonText } from '../../render/json-text.js';
+import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import { hasMcpServers, mcpServersOf, serverAllowPatterns } from '../../tools/mcp/sources.js';
+import type { RunnableTool } from '../../tools/runner.js';
+import type { Io } from '../context.js';
+import type { McpFlags } from '../flags.js';
+
+// `gatechat tools [--json]` (SPEC §15 "Listing"): starts the run's MCP servers, lists every tool the
+// model would see (model-facing name, where it runs, the first line of its description, whether it runs
+// without asking), and stops them again.
+
+export interface ToolsCommandOptions {
+  mcp: McpFlags;
+  definitions?: ToolDefinition[];
+  allow: string[];
+  profile?: string;
+  json: boolean;
+  verbose: boolean;
+}
+
+interface Listed {
+  name: string;
+  source: string;
+  description: string;
+  allowed: boolean;
+  annotations?: RunnableTool['annotations'];
+}
+
+/** `*` any run of characters, `?` one, over the model-facing name. */
+function globMatches(pattern: string, name: string): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 's').test(name);
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').trim().split('\n')[0] ?? '';
+}
+
+export async function runToolsCommand(options: ToolsCommandOptions, io: Io): Promise<number> {
+  const file = openConfigStore().snapshot();
+  const profile = options.profile ?? file['default-profile'];
+  const sources = { file, profile, specs: options.mcp.specs, configFile: options.mcp.configFile };
+  const servers = hasMcpServers(sources) ? mcpServersOf(sources) : [];
+  const allow = [...options.allow, ...serverAllowPatterns(servers)];
+  const isAllowed = (name: string) => allow.some((pattern) => globMatches(pattern, name));
+
+  const listed: Listed[] = [];
+  for (const definition of options.definitions ?? []) {
+    const command = (definition as unknown as { 'x-command'?: unknown })['x-command'];
+    const name = definition.function.name;
+    listed.push({ name, source: typeof command === 'string' ? 'command' : 'definition only', description: firstLine(definition.function.description), allowed: typeof command === 'string' && isAllowed(name) });
+  }
+  let failed = 0;
+  if (servers.length > 0) {
+    const { openMcpRunner } = await import('../../tools/mcp/runner.js');
+    const runner = await openMcpRunner(servers, { stderr: io.stderr, verbose: options.verbose });
+    try {
+      failed = runner.failures.length;
+      for (const tool of runner.tools()) {
+        listed.push({ name: tool.name, source: tool.source, description: firstLine(tool.description), allowed: isAllowed(tool.name), annotations: tool.annotations });
+      }
+    } finally {
+      await runner.close();
+    }
+  }
+
+  if (options.json) {
+    io.stdout.write(`${jsonText(listed)}\n`);
+  } else if (io.stdout.isTTY) {
+    const width = (key: 'name' | 'source') => Math.max(key.length, ...listed.map((t) => t[key].length));
+    const [nameWidth, sourceWidth] = [width('name'), width('source')];
+    const row = (name: string, source: string, allowed: string, description: string) =>
+      `${name.padEnd(nameWidth)}  ${source.padEnd(sourceWidth)}  ${allowed.padEnd(7)}  ${description}`.trimEnd();
+    io.stdout.write(`${row('NAME', 'SOURCE', 'ALLOWED', 'DESCRIPTION')}\n`);
+    for (const tool of listed) io.stdout.write(`${sanitizeForTerminal(row(tool.name, tool.source, tool.allowed ? 'yes' : 'asks', tool.description))}\n`);
+    const none = servers.length === 0 && !options.definitions?.length;
+    io.stderr.write(none ? 'no tools: give --mcp, --mcp-config or --tools, or: gatechat config set --mcp NAME command "…"\n' : `${listed.length} tool${listed.length === 1 ? '' : 's'} from ${servers.length - failed} of ${servers.length} MCP server${servers.length === 1 ? '' : 's'}${options.definitions?.length ? ' and --tools' : ''}\n`);
+  } else {
+    for (const tool of listed) io.stdout.write(`${tool.name}\n`);
+  }
+  return ExitCode.ok;
+}
