@@ -183,6 +183,16 @@ export async function openMcpRunner(servers: McpServerConfig[], options: McpRunn
     for (const [pid, mark] of liveMarks) stopProcessTree(pid, mark);
   };
   process.on('exit', killOnExit);
+  // A signal nobody else handles would end the process without 'exit': stop the servers, then die of it.
+  // Where a command handles the signal itself (the one-shot's Ctrl-C), it exits through 'exit' instead.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (process.listenerCount(signal) > 1) return;
+    killOnExit();
+    process.off(signal, onSignal);
+    process.kill(process.pid, signal);
+  };
+  const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of SIGNALS) process.on(signal, onSignal);
 
   const settled = await Promise.allSettled(servers.map((server) => start(server, options, liveMarks)));
   const connections: Connection[] = [];
@@ -234,6 +244,7 @@ export async function openMcpRunner(servers: McpServerConfig[], options: McpRunn
     close() {
       closed ??= Promise.all(connections.map((c) => stopConnection(c, liveMarks))).then(() => {
         process.off('exit', killOnExit);
+        for (const signal of SIGNALS) process.off(signal, onSignal);
       });
       return closed;
     },
