@@ -75,7 +75,10 @@ export async function runToolsCommand(options: ToolsCommandOptions, io: Io): Pro
     const row = (name: string, source: string, allowed: string, description: string) =>
       `${name.padEnd(nameWidth)}  ${source.padEnd(sourceWidth)}  ${allowed.padEnd(7)}  ${description}`.trimEnd();
     io.stdout.write(`${row('NAME', 'SOURCE', 'ALLOWED', 'DESCRIPTION')}\n`);
-    for (const tool of listed) io.stdout.write(`${sanitizeForTerminal(row(tool.name, tool.source, tool.allowed ? 'yes' : 'asks', tool.description))}\n`);
+    // One row a tool: a description longer than the window is cut, not wrapped under the other columns.
+    const columns = io.stdout.columns || 80;
+    const fit = (line: string) => ([...line].length > columns ? `${[...line].slice(0, columns - 1).join('')}…` : line);
+    for (const tool of listed) io.stdout.write(`${fit(sanitizeForTerminal(row(tool.name, tool.source, tool.allowed ? 'yes' : 'asks', tool.description)))}\n`);
     const none = servers.length === 0 && !options.definitions?.length;
     io.stderr.write(none ? 'no tools: give --mcp, --mcp-config or --tools, or: gatechat config set --mcp NAME command "…"\n' : `${listed.length} tool${listed.length === 1 ? '' : 's'} from ${servers.length - failed} of ${servers.length} MCP server${servers.length === 1 ? '' : 's'}${options.definitions?.length ? ' and --tools' : ''}\n`);
   } else {
