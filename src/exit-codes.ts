@@ -11,6 +11,8 @@ export const ExitCode = {
   truncated: 8,
   /** --schema: the answer is not JSON matching the schema (the answer is still printed). */
   SchemaMismatch: 9,
+  /** The tool loop stopped at --max-steps before a final answer (SPEC §15). */
+  maxSteps: 10,
   interrupted: 130,
   terminated: 143,
 } as const;

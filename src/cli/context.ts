@@ -15,6 +15,7 @@ import { UsageError } from '../exit-codes.js';
 import type { LearnedFacts } from '../client/chat-stream.js';
 import { sanitizeForTerminal } from '../render/terminal-text.js';
 import type { ChatFlags, ChatModeOptions } from './flags.js';
+import { wireTools } from '../tools/definitions.js';
 import { continuedFlags, continuedTools, keepConversationValues } from './continue-settings.js';
 
 export interface Io {
@@ -161,7 +162,8 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
       extraBody: settings.extraBody,
     },
     maxTokensField: settings.maxTokensField,
-    tools: continuedTools(options.tools, resume?.settings),
+    // x-command is gatechat's own: never sent, never saved (SPEC §15).
+    tools: continuedTools(options.tools && wireTools(options.tools), resume?.settings),
     store: store ?? (settings.save ? new ConversationStore(dataDir()) : null),
     record: settings.save,
     // A piped answer is written delta by delta and needed by nothing after: don't hold it (a 50 MB

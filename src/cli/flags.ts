@@ -56,6 +56,8 @@ export interface ChatModeOptions {
   shellMode?: boolean;
   /** -T and its -P values (SPEC §18); `loaded` once cli/template-options.ts has read it. */
   template?: TemplateChoice;
+  /** The tool loop's limits and the --allow patterns (SPEC §15). */
+  toolLoop: ToolLoopFlags;
 }
 
 export interface TemplateChoice {
@@ -74,6 +76,34 @@ function parseTemplateParams(raw: string[] | undefined): Record<string, string> 
     params[key] = assignment.slice(equals + 1);
   }
   return params;
+}
+
+export interface ToolLoopFlags {
+  allow: string[];
+  maxSteps: number;
+  timeoutMs: number;
+  outputLimit: number;
+}
+
+/** `--tool-output-limit`: bytes, or with a K / M suffix (KiB, MiB). */
+export function parseByteSize(raw: string, option: string): number {
+  const m = raw.trim().match(/^(\d{1,12})\s*(k|kb|kib|m|mb|mib)?$/i);
+  const value = m ? Number(m[1]) * (m[2] ? (m[2][0].toLowerCase() === 'k' ? 1024 : 1024 * 1024) : 1) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`${option}: expected a size in bytes ≥ 1 (64K, 1M), got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+export function validateToolLoopFlags(raw: RawChatOptions): ToolLoopFlags {
+  const allow = (raw.allow ?? []).map((pattern) => {
+    if (!pattern.trim()) throw new UsageError('--allow: expected a tool name or glob (fs__read_*, *)');
+    return pattern.trim();
+  });
+  return {
+    allow,
+    maxSteps: raw.maxSteps !== undefined ? parsePositiveInt(raw.maxSteps, '--max-steps') : 10,
+    timeoutMs: raw.toolTimeout !== undefined ? Math.round(parseSeconds(raw.toolTimeout, '--tool-timeout') * 1000) : 60_000,
+    outputLimit: raw.toolOutputLimit !== undefined ? parseByteSize(raw.toolOutputLimit, '--tool-output-limit') : 64 * 1024,
+  };
 }
 
 /** The options every request-sending command shares (base URL, auth, headers, timeouts, profile). */
@@ -155,6 +185,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     compare: models.length > 1 ? models : undefined,
     shellMode: raw.execute ? true : undefined,
     template: raw.template !== undefined ? { name: raw.template, params } : undefined,
+    toolLoop: validateToolLoopFlags(raw),
   };
 }
 

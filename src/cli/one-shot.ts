@@ -13,6 +13,18 @@ import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
 import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
+import { hasCommandTools } from '../tools/definitions.js';
+
+/**
+ * One-shot approval on a terminal (SPEC §15: stdin and stderr are terminals, stdout not drawn by the
+ * live view). Undefined when scripts run it: then only --allow decides.
+ */
+function oneShotAsk(io: Io): undefined {
+  // The key prompt for one-shot terminals is not built yet: without it every call goes by --allow,
+  // which never runs anything unapproved.
+  void io;
+  return undefined;
+}
 
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
 export function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
@@ -71,6 +83,8 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     return ExitCode.ok;
   }
 
+  // Command tools (SPEC §15): the loop's code is loaded only when a definition can run.
+  const runner = hasCommandTools(options.tools) ? await (await import('../tools/load.js')).loadToolRunner({ definitions: options.tools }) : null;
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
   const readerGone = stopWhenReaderGoes(io.stdout, controller);
@@ -78,15 +92,30 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   const stdout = guardStream(io.stdout);
   const stderr = guardStream(io.stderr);
   let outcome: TurnOutcome;
+  const tools = runner ? await import('./tool-loop-session.js') : null;
+  // Every request of the prompt: the first, and with runnable tools the loop's follow-ups.
+  const turn = (signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> => {
+    const first = conversation.send(prompt, signal, attachments);
+    if (!runner || !tools) return first;
+    return tools.runOneShotTools(conversation, first, signal, {
+      runner,
+      flags: options.toolLoop,
+      stderr,
+      jsonl: options.output === 'jsonl' ? stdout : undefined,
+      ask: oneShotAsk(io),
+      quiet: options.quiet,
+      verbose: options.verbose,
+    });
+  };
   try {
     if (options.output === 'auto' && options.extract) {
       const renderer = createExtractRenderer({ stdout, stderr, showReasoning: options.showReasoning });
-      outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
+      outcome = await drive(turn(controller.signal), renderer);
     } else if (options.output === 'auto' && io.stdout.isTTY && !isDumbTerminal()) {
       const { renderOneShotTty } = await import('../render/ink/index.js');
       outcome = await renderOneShotTty({
         // The Ink view owns Ctrl-C in raw mode; signals from outside still abort through controller.
-        run: (signal) => conversation.send(prompt, AbortSignal.any([signal, controller.signal]), attachments),
+        run: (signal) => turn(AbortSignal.any([signal, controller.signal])),
         model: conversation.settings.model,
         api: conversation.settings.api,
         color: useColor(io.stdout),
@@ -103,7 +132,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
             : options.schema
               ? createDocumentRenderer({ stdout, stderr, showReasoning: options.showReasoning })
               : createPipeRenderer({ stdout, stderr, showReasoning: options.showReasoning });
-      outcome = await drive(conversation.send(prompt, controller.signal, attachments), renderer);
+      outcome = await drive(turn(controller.signal), renderer);
       // TERM=dumb on a terminal: the footer the live view would show, as one plain line.
       if (options.output === 'auto' && io.stdout.isTTY && !options.quiet) {
         stderr.write(`${footerText(outcome, conversation.settings.model, conversation.settings.api)}\n`);
@@ -111,6 +140,11 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     }
   } finally {
     signals.dispose();
+    await runner?.close();
+  }
+  if (tools && 'stepLimitReached' in outcome && outcome.stepLimitReached && !readerGone()) {
+    stderr.write(`${tools.stepLimitLine(options.toolLoop.maxSteps)}\n`);
+    return ExitCode.maxSteps;
   }
   // The partial answer is recorded (as cancelled); the reader chose to stop, so this is not a failure.
   if (readerGone()) return ExitCode.ok;

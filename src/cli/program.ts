@@ -33,9 +33,13 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
     .option('--no-stream', 'ask for a single JSON response instead of a stream')
     .option('-s, --system <text>', 'system prompt (default: none)')
     .option('--api <chat|messages>', 'gateway interface (default: chat)')
-    .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form')
+    .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form; "x-command" on a definition runs it (SPEC §15)')
     .option('--mcp <name=command|url>', 'an MCP server for this run, repeatable: a command line (stdio) or an http(s) URL; its tools reach the model as name__tool', collect)
     .option('--mcp-config <file>', 'MCP servers from a {"mcpServers": {…}} file (the form Claude Desktop and Cursor use)')
+    .option('--allow <glob>', 'run tool calls whose name matches without asking (repeatable; * and ? globs: --allow \'fs__read_*\'); scripts and batch deny the rest', collect)
+    .option('--max-steps <n>', 'model requests of one prompt in a tool loop; at the limit: one line, exit 10 (default: 10)')
+    .option('--tool-timeout <s>', 'a tool call running longer becomes an error result (default: 60)')
+    .option('--tool-output-limit <bytes>', 'cap each tool result sent to the model, 64K style suffixes allowed (default: 64K)')
     .option('-o, --option <key=value>', 'extra request body field, repeatable; the value is JSON when it parses, else a string (-o top_p=0.9)', collect)
     .option('-a, --attach <path|->', 'attach a file, image (PNG, JPEG, GIF, WebP), PDF or directory of text files; - reads stdin; repeatable', collect)
     .option('--schema <json|file|fields>', 'ask for JSON matching a schema and check the answer (inline JSON Schema, a file, or fields: "name, age int, tags: short labels"); exit 9 when it does not match');
@@ -74,7 +78,11 @@ export function addBatchOptions(command: Command): Command {
     .option('--api <chat|messages>', 'gateway interface (default: chat)')
     .option('--stream', 'stream each answer over SSE (default: on)')
     .option('--no-stream', 'ask for single JSON responses instead of streams')
-    .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form')
+    .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form; "x-command" on a definition runs it')
+    .option('--allow <glob>', 'run tool calls whose name matches without asking (repeatable; * and ? globs: --allow \'fs__read_*\'); scripts and batch deny the rest', collect)
+    .option('--max-steps <n>', 'model requests of one prompt in a tool loop; at the limit: one line, exit 10 (default: 10)')
+    .option('--tool-timeout <s>', 'a tool call running longer becomes an error result (default: 60)')
+    .option('--tool-output-limit <bytes>', 'cap each tool result sent to the model, 64K style suffixes allowed (default: 64K)')
     .option('-o, --option <key=value>', 'extra request body field for every line, repeatable; a line\'s "options" add to them', collect)
     .option('--schema <json|file|fields>', 'ask every line for JSON matching a schema and check it (a line\'s "schema" replaces it); a mismatch is an error line, exit 9')
     .option('-a, --attach <path|->', 'attach a file, image, PDF or directory to every line (a line\'s "attach" adds its own); - reads stdin when the input is a file; repeatable', collect)
@@ -103,6 +111,10 @@ export interface RawChatOptions {
   tools?: string;
   mcp?: string[];
   mcpConfig?: string;
+  allow?: string[];
+  maxSteps?: string;
+  toolTimeout?: string;
+  toolOutputLimit?: string;
   option?: string[];
   attach?: string[];
   schema?: string;
@@ -152,7 +164,7 @@ export function createRootCommand(): Command {
       '  gatechat -m A -m B "question"         compare: the same prompt to each model at once\n' +
       '\nOptions may also come before a subcommand (gatechat -p work models); after --, every word is prompt text.\n' +
       '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
-      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 130 interrupted · 143 terminated\n' +
+      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 10 tool loop stopped at --max-steps · 130 interrupted · 143 terminated\n' +
       'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +
       'Environment: GATECHAT_BASE_URL, GATECHAT_API_KEY, GATECHAT_MODEL, GATECHAT_PROFILE, GATECHAT_CONFIG_DIR, GATECHAT_DATA_DIR, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS\n' +
       'Shell completion: source <(gatechat completion bash)   (or zsh; fish: gatechat completion fish | source)',

@@ -12,6 +12,7 @@ import {
   tokensOf,
 } from './text.js';
 import type { Answer, Api, Finish, Tokens, ToolCallAnswer } from './types.js';
+import { AGENT_THINKING, agentCall, toolNames, trailingToolResults } from './agent.js';
 import { brokenSample, requestedSchema, sampleFor } from './json-document.js';
 
 export const THINK_TEXT = 'The user wants their words back. I will repeat the last user message exactly as written.';
@@ -55,6 +56,7 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
       return { reasoning: noTokens, text: noTokens };
     case 'echo':
     case 'tool':
+    case 'agent':
     case 'max-completion-tokens':
     case 'max-tokens-required':
     case 'no-done':
@@ -86,6 +88,7 @@ export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string,
       answer: { reasoning: noTokens, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: tool.fragments.length },
     };
   }
+  if (behaviour.kind === 'agent') return buildAgentAnswer(api, body, inputTokens);
   if (behaviour.kind === 'json') return buildJsonAnswer(api, behaviour.bad, body, inputTokens);
   let { reasoning, text } = content(behaviour, body, limit);
   let finish: Finish = 'stop';
@@ -122,4 +125,20 @@ function buildJsonAnswer(api: Api, bad: boolean, body: Record<string, unknown>, 
     return { ok: true, answer: { reasoning: noTokens, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: fragments.length } };
   }
   return { ok: true, answer: { reasoning: noTokens, text: tokensOf(pieces), tool: null, finish: 'stop', inputTokens, outputTokens: pieces.length } };
+}
+
+/** `agent` (SPEC §15): calls a tool when a user turn is last, reports the results when they are last. */
+function buildAgentAnswer(api: Api, body: Record<string, unknown>, inputTokens: number): AnswerResult {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const results = trailingToolResults(api, messages);
+  const call = results === null ? agentCall(lastUserText(body), toolNames(body)) : null;
+  if (call === null) {
+    const text = tokensOf(tokenize(results === null ? lastUserText(body) : `results: ${results.join('\n')}`));
+    return { ok: true, answer: { reasoning: noTokens, text, tool: null, finish: 'stop', inputTokens, outputTokens: text.count } };
+  }
+  const fragments = call.args.length >= 2 ? [call.args.slice(0, 1), call.args.slice(1)] : [call.args, ''];
+  const tool: ToolCallAnswer = { id: randomId(api === 'chat' ? 'call_' : 'toolu_'), name: call.name, arguments: call.args, fragments };
+  // On Messages it behaves like a thinking model: the tool-calling answer carries a signed thinking block.
+  const reasoning = api === 'messages' ? tokensOf(tokenize(AGENT_THINKING)) : noTokens;
+  return { ok: true, answer: { reasoning, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: fragments.length + reasoning.count } };
 }

@@ -7,6 +7,7 @@ import { BUSY_HOLD_MS, errorReply, failureFor, type FlakyCounters } from './faul
 import { parseModel, type ModelSpec } from './models.js';
 import { jsonWithText, tokensOf } from './text.js';
 import { refusedToolCalls } from './tool-pairing.js';
+import { lostThinking } from './agent.js';
 import type { Answer, Api, ResponseContext, StreamShape } from './types.js';
 import { chatBody, chatErrorChunkBody, chatStream, CHAT_STREAM_ERROR_MESSAGE } from './wire-chat.js';
 import { messagesBody, messagesError, messagesStream, MESSAGES_ERROR_CHUNK_MESSAGE } from './wire-messages.js';
@@ -52,6 +53,10 @@ function check(api: Api, body: Record<string, unknown>): Checked {
     }
   }
   const spec = parseModel(model);
+  if (spec?.behaviour.kind === 'agent' && api === 'messages') {
+    const lost = lostThinking(body.messages);
+    if (lost) return { ok: false, status: 400, ...lost };
+  }
   if (!spec) {
     const message =
       api === 'chat' ? `The model \`${model}\` does not exist or you do not have access to it.` : `model: ${model}`;

@@ -13,6 +13,7 @@ export type Behaviour =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'think' }
   | { kind: 'tool' }
+  | { kind: 'agent' }
   | { kind: 'json'; bad: boolean }
   | { kind: 'max-completion-tokens' }
   | { kind: 'max-tokens-required' }
@@ -54,6 +55,8 @@ function parseBase(name: string): Behaviour | null {
       return { kind: 'think' };
     case 'tool':
       return { kind: 'tool' };
+    case 'agent':
+      return { kind: 'agent' };
     case 'json':
       return { kind: 'json', bad: false };
     case 'json-bad':
@@ -132,6 +135,7 @@ export const LISTED_MODELS: readonly string[] = [
   'think',
   'reason-echo',
   'tool',
+  'agent',
   'json',
   'json-bad',
   'max-completion-tokens',

@@ -28,6 +28,12 @@ export class ResultAccumulator {
     return this.#textLength > 0;
   }
   #reasoningParts: string[] = [];
+  #reasoningBlocks: Record<string, unknown>[] = [];
+
+  /** Messages thinking / redacted_thinking blocks as they arrived (SPEC §15 replay inside a tool loop). */
+  get reasoningBlocks(): Record<string, unknown>[] {
+    return [...this.#reasoningBlocks];
+  }
   #toolCalls: ToolCall[] = [];
   #inputTokens: number | null = null;
   #outputTokens: number | null = null;
@@ -42,6 +48,7 @@ export class ResultAccumulator {
         return;
       case 'reasoning':
         if (e.delta !== '') this.#reasoningParts.push(e.delta);
+        if (e.block) this.#reasoningBlocks.push(e.block);
         return;
       case 'tool_call':
         this.#toolCalls.push({ id: e.id, name: e.name, arguments: e.arguments });

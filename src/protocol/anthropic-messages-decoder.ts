@@ -6,7 +6,8 @@ import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonOb
 /** Content blocks we track; server tools and redacted thinking are read past, never surfaced. */
 type Block =
   | { kind: 'text' }
-  | { kind: 'thinking' }
+  | { kind: 'thinking'; parts: string[]; signature: string }
+  | { kind: 'redacted'; data: unknown }
   | { kind: 'tool_use'; id: string; name: string; json: string[]; initial: unknown }
   | { kind: 'ignored' };
 
@@ -98,10 +99,13 @@ class MessagesDecoder extends DecoderBase {
         return text === null ? [] : [{ type: 'text', delta: text }];
       }
       case 'thinking': {
-        this.#blocks.set(data.index, { kind: 'thinking' });
         const thinking = nonEmptyString(block.thinking);
+        this.#blocks.set(data.index, { kind: 'thinking', parts: thinking === null ? [] : [thinking], signature: typeof block.signature === 'string' ? block.signature : '' });
         return thinking === null ? [] : [{ type: 'reasoning', delta: thinking }];
       }
+      case 'redacted_thinking':
+        this.#blocks.set(data.index, { kind: 'redacted', data: block.data });
+        return [];
       case 'tool_use':
         this.#blocks.set(data.index, {
           kind: 'tool_use',
@@ -125,9 +129,12 @@ class MessagesDecoder extends DecoderBase {
       case 'text_delta':
         return typeof delta.text === 'string' && delta.text !== '' ? [{ type: 'text', delta: delta.text }] : [];
       case 'thinking_delta':
-        return typeof delta.thinking === 'string' && delta.thinking !== ''
-          ? [{ type: 'reasoning', delta: delta.thinking }]
-          : [];
+        if (typeof delta.thinking !== 'string' || delta.thinking === '') return [];
+        if (block?.kind === 'thinking') block.parts.push(delta.thinking);
+        return [{ type: 'reasoning', delta: delta.thinking }];
+      case 'signature_delta':
+        if (block?.kind === 'thinking' && typeof delta.signature === 'string') block.signature += delta.signature;
+        return [];
       case 'input_json_delta':
         if (block?.kind === 'tool_use' && typeof delta.partial_json === 'string') block.json.push(delta.partial_json);
         return [];
@@ -140,6 +147,10 @@ class MessagesDecoder extends DecoderBase {
   #closeBlock(index: number): ChatEvent | null {
     const block = this.#blocks.get(index);
     this.#blocks.delete(index);
+    if (block?.kind === 'thinking') {
+      return { type: 'reasoning', delta: '', block: { type: 'thinking', thinking: block.parts.join(''), signature: block.signature } };
+    }
+    if (block?.kind === 'redacted') return { type: 'reasoning', delta: '', block: { type: 'redacted_thinking', data: block.data } };
     if (block?.kind !== 'tool_use') return null;
     // Without any input_json_delta the start block's `input` is the whole input.
     const args = block.json.length > 0 ? parseToolArguments(block.json.join('')) : (block.initial ?? {});

@@ -73,13 +73,16 @@ function convertMessages(messages: ChatMessage[]): { system: string[]; turns: Js
           turns.push({ role: 'assistant', content: m.content });
           break;
         }
-        const blocks: JsonObject[] = m.content === '' ? [] : [{ type: 'text', text: m.content }];
+        // Inside a tool loop the turn's thinking blocks go back verbatim, first (SPEC §15).
+        const blocks: JsonObject[] = [...((m.reasoning?.blocks ?? []) as JsonObject[])];
+        if (m.content !== '') blocks.push({ type: 'text', text: m.content });
         for (const call of m.tool_calls) blocks.push({ type: 'tool_use', id: toolUseId(call.id), name: call.name, input: toolInput(call.arguments) });
         turns.push({ role: 'assistant', content: blocks });
         break;
       }
       case 'tool': {
-        const block = { type: 'tool_result', tool_use_id: toolUseId(m.tool_call_id ?? ''), content: m.content };
+        const block: JsonObject = { type: 'tool_result', tool_use_id: toolUseId(m.tool_call_id ?? ''), content: m.content };
+        if (m.is_error) block.is_error = true;
         const last = turns[turns.length - 1];
         if (last !== undefined && last.role === 'user' && Array.isArray(last.content) && isToolResults(last.content)) {
           last.content.push(block);
@@ -134,8 +137,11 @@ export function parseMessagesResponse(body: unknown): ChatEvent[] {
     if (!isRecord(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
       events.push({ type: 'text', delta: block.text });
-    } else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking !== '') {
-      events.push({ type: 'reasoning', delta: block.thinking });
+    } else if (block.type === 'thinking' && typeof block.thinking === 'string') {
+      if (block.thinking !== '') events.push({ type: 'reasoning', delta: block.thinking });
+      events.push({ type: 'reasoning', delta: '', block: { type: 'thinking', thinking: block.thinking, signature: typeof block.signature === 'string' ? block.signature : '' } });
+    } else if (block.type === 'redacted_thinking') {
+      events.push({ type: 'reasoning', delta: '', block: { type: 'redacted_thinking', data: block.data } });
     } else if (block.type === 'tool_use') {
       events.push({
         type: 'tool_call',

@@ -22,7 +22,11 @@ export interface ToolCall {
 
 export type ChatEvent =
   | { type: 'text'; delta: string }
-  | { type: 'reasoning'; delta: string }
+  /**
+   * `block`: on Messages, the whole `thinking` (with its signature) or `redacted_thinking` block, sent
+   * once it closed (with an empty delta): a tool loop sends it back verbatim (SPEC §15).
+   */
+  | { type: 'reasoning'; delta: string; block?: Record<string, unknown> }
   /** Emitted once per call, when it is complete (never per fragment). */
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   /** Latest known usage; later events overwrite earlier ones field by field (null fields never erase). */
@@ -82,6 +86,13 @@ export interface ChatMessage {
   tool_calls?: ToolCall[];
   /** tool results */
   tool_call_id?: string;
+  /** tool results: a failure or a denial (Messages `is_error: true`). */
+  is_error?: boolean;
+  /**
+   * assistant turns with tool_calls inside a tool loop (SPEC §15): their reasoning goes back — Messages
+   * `blocks` verbatim before the tool_use blocks, Chat Completions `text` as `reasoning_content`.
+   */
+  reasoning?: { text: string | null; blocks: Record<string, unknown>[] };
 }
 
 /** Tool definitions in Chat Completions form (SPEC §5.4 `--tools`). */

@@ -25,6 +25,8 @@ function wireMessage(m: ChatMessage): JsonObject {
         role: 'assistant',
         // null rather than "": gateways in front of Anthropic reject empty text blocks.
         content: m.content === '' ? null : m.content,
+        // Inside a tool loop a thinking model wants its reasoning back on the call's message (SPEC §15).
+        ...(m.reasoning?.text ? { reasoning_content: m.reasoning.text } : {}),
         tool_calls: m.tool_calls.map((c) => ({
           id: c.id,
           type: 'function',

@@ -26,6 +26,8 @@ export function resultObject(
     // --schema: the parsed document (null when the answer is not JSON).
     ...(outcome.data !== undefined ? { data: outcome.data } : {}),
     ...(outcome.error ? { error: { message: outcome.error.message, exit_code: outcome.error.exitCode } } : {}),
+    // A tool loop (SPEC §15): each model request's text, calls and results' metadata.
+    ...('steps' in outcome ? { steps: (outcome as { steps: unknown }).steps } : {}),
   };
 }
 

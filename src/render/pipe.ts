@@ -1,4 +1,4 @@
-import type { ChatEvent, ToolCall } from '../protocol/events.js';
+import type { ChatEvent } from '../protocol/events.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { CoalescingWriter, writeWithBackpressure } from './output.js';
@@ -21,7 +21,6 @@ export interface PipeRendererOptions {
  */
 export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRendererOptions): OneShotRenderer {
   const out = new CoalescingWriter(stdout);
-  const toolCalls: ToolCall[] = [];
   let lastText = '';
   let reasoningOpen = false;
 
@@ -56,7 +55,7 @@ export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRender
           return;
         }
         case 'tool_call':
-          toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
+          // Printed at the end from the outcome (the last answer's calls).
           return;
         case 'usage':
         case 'finish':
@@ -70,12 +69,13 @@ export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRender
         }
       }
     },
-    async end(_outcome: TurnOutcome) {
+    async end(outcome: TurnOutcome) {
       await closeReasoning();
       await out.flush();
       stdout.settle();
       if (lastText && !lastText.endsWith('\n')) await writeWithBackpressure(stdout, '\n');
-      for (const call of toolCalls) {
+      // The final answer's calls: those a tool loop ran belong to earlier steps and are not printed.
+      for (const call of outcome.result.tool_calls) {
         await writeWithBackpressure(stdout, `${jsonText({ type: 'tool_call', ...call })}\n`);
       }
     },

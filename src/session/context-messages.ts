@@ -1,5 +1,5 @@
 import type { Attachment, ChatMessage, ToolCall } from '../protocol/events.js';
-import type { FinishedTurn } from './types.js';
+import type { FinishedTurn, ToolResultEntry } from './types.js';
 
 /**
  * What goes back to the gateway (SPEC §6): each earlier prompt and its answer exactly as far as it
@@ -14,34 +14,45 @@ import type { FinishedTurn } from './types.js';
  * - A call the gateway sent without an id (some streams never send one) goes back with one of ours,
  *   `call_<n>`, named in its result too: gateways refuse an empty tool_call_id / tool_use_id. The
  *   numbering follows the history, so the same history always sends the same ids.
- * - Reasoning is not sent back.
+ * - Reasoning is not sent back, except that of a tool-calling answer while its tool loop runs (SPEC §15).
+ * - A tool loop's follow-up turn carries one result per call (`toolResults`), failures marked as errors.
  * - A prompt's attachments (SPEC §12) go with it every time it is sent. A tool result cannot carry
  *   them, so a prompt that answers tool calls is followed by a user message with its files.
  */
 export function toContextMessages(
-  turns: ReadonlyArray<Pick<FinishedTurn, 'prompt' | 'result' | 'attachments'>>,
+  turns: ReadonlyArray<Pick<FinishedTurn, 'prompt' | 'result' | 'attachments' | 'toolResults' | 'replay'>>,
   prompt: string,
   attachments: Attachment[] = [],
+  toolResults?: ToolResultEntry[],
 ): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const named = namingCalls(turns);
   let unanswered: ReadonlyArray<ToolCall> = [];
-  const userTurn = (text: string, files: Attachment[] | undefined) => {
+  const userTurn = (text: string, files: Attachment[] | undefined, results?: ToolResultEntry[]) => {
     const withFiles = files !== undefined && files.length > 0;
     if (unanswered.length === 0) messages.push(withFiles ? { role: 'user', content: text, attachments: files } : { role: 'user', content: text });
-    for (const call of unanswered) messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+    for (const [index, call] of unanswered.entries()) {
+      // A tool loop's results, matched to the calls by position (ids may have been given by us).
+      const result = results?.[index];
+      if (result === undefined) messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+      else messages.push({ role: 'tool', tool_call_id: call.id, content: result.text, ...(result.ok ? {} : { is_error: true }) });
+    }
     if (unanswered.length > 0 && withFiles) messages.push({ role: 'user', content: '', attachments: files });
     unanswered = [];
   };
-  for (const { prompt: asked, result, attachments: files } of turns) {
+  for (const { prompt: asked, result, attachments: files, toolResults: results, replay } of turns) {
     // Whitespace alone counts as nothing: the Messages interface refuses a blank assistant text.
     if (result.text.trim() === '' && result.tool_calls.length === 0) continue;
-    userTurn(asked, files);
+    userTurn(asked, files, results);
     const calls = result.tool_calls.map(named);
-    messages.push(calls.length > 0 ? { role: 'assistant', content: result.text, tool_calls: calls } : { role: 'assistant', content: result.text });
+    messages.push(
+      calls.length > 0
+        ? { role: 'assistant', content: result.text, tool_calls: calls, ...(replay ? { reasoning: replay } : {}) }
+        : { role: 'assistant', content: result.text },
+    );
     unanswered = calls;
   }
-  userTurn(prompt, attachments);
+  userTurn(prompt, attachments, toolResults);
   return messages;
 }
 

@@ -122,6 +122,16 @@ function checkUser(value: Record<string, unknown>, where: string, problems: stri
     if (good.length > 0) record.attachments = good;
     else delete record.attachments;
   }
+  if (value.tool_results !== undefined) {
+    const list = Array.isArray(value.tool_results) ? value.tool_results : [];
+    const good = list.filter(
+      (r): r is NonNullable<UserRecord['tool_results']>[number] =>
+        isObject(r) && typeof r.id === 'string' && typeof r.name === 'string' && typeof r.ok === 'boolean' && typeof r.text === 'string',
+    );
+    if (good.length !== list.length) problems.push(`${where}: a tool result is damaged (left out)`);
+    if (good.length > 0) record.tool_results = good;
+    else delete record.tool_results;
+  }
   if (value.retry !== undefined && value.retry !== true) delete record.retry;
   if (value.supersedes !== undefined && typeof value.supersedes !== 'string') delete record.supersedes;
   if (value.settings !== undefined && !isObject(value.settings)) {

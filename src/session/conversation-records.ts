@@ -1,5 +1,5 @@
 import type { Api, FinishReason, ImageMime, ToolCall, ToolDefinition } from '../protocol/events.js';
-import type { TurnStatus } from './types.js';
+import type { ToolResultEntry, TurnStatus } from './types.js';
 
 // The records of a conversation file (one JSON object per line) and how they become turns. Pure: the
 // store reads and writes, conversation-parse.ts checks each line, this pairs them.
@@ -52,6 +52,8 @@ export interface UserRecord {
   supersedes?: string;
   /** The settings from this prompt on, when they differ from those before it. */
   settings?: SavedSettings;
+  /** A tool loop's follow-up (SPEC §15): the results of the previous answer's calls, in call order. */
+  tool_results?: ToolResultEntry[];
 }
 
 export interface AssistantRecord {
@@ -99,6 +101,8 @@ export interface StoredTurn {
   /** The turn id (absent in older files): what a /retry of this turn names. */
   id?: string;
   user: string;
+  /** A tool loop's follow-up: the results it carried. */
+  toolResults?: ToolResultEntry[];
   /** As saved; StoredAttachments → Attachments with ConversationStore.hydrate(). */
   attachments?: StoredAttachment[];
   /** null when the answer never got recorded (crash, kill -9) or is still being written by another run. */
@@ -145,6 +149,7 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
         byId.set(record.turn, turn);
       }
       if (record.attachments?.length) turn.attachments = record.attachments;
+      if (record.tool_results?.length) turn.toolResults = record.tool_results;
       turns.push(turn);
       lastTurn = turn;
     } else if (record.type === 'answer_part') {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, unlinkSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Attachment } from '../protocol/events.js';
+import type { ToolResultEntry } from './types.js';
 import { UsageError } from '../exit-codes.js';
 import { appendOwnRecord, createOwnFile, ensurePrivateDir, readOwnFile } from '../storage/own-files.js';
 import { errnoOf, isStorageFailure, storageError, StorageError } from '../storage/storage-error.js';
@@ -92,7 +93,7 @@ export class ConversationStore {
   appendUser(
     cid: string,
     content: string,
-    options: { retry?: boolean; supersedes?: string; settings?: SavedSettings; attachments?: readonly Attachment[] } = {},
+    options: { retry?: boolean; supersedes?: string; settings?: SavedSettings; attachments?: readonly Attachment[]; toolResults?: ToolResultEntry[] } = {},
   ): string {
     const turn = randomBytes(6).toString('base64url');
     const record: UserRecord = { type: 'user', turn, ts: new Date().toISOString(), content };
@@ -100,6 +101,7 @@ export class ConversationStore {
     if (options.retry) record.retry = true;
     if (options.retry && options.supersedes !== undefined) record.supersedes = options.supersedes;
     if (options.settings) record.settings = options.settings;
+    if (options.toolResults?.length) record.tool_results = options.toolResults;
     this.append(cid, record);
     return turn;
   }

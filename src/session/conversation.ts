@@ -11,7 +11,7 @@ import { toContextMessages } from './context-messages.js';
 import { schemaMismatchError, type AnswerValidator } from './answer-schema.js';
 import { ANSWER_NAME } from '../protocol/schema.js';
 import type { JsonObject } from '../protocol/json.js';
-import type { Conversation, FinishedTurn, SessionSettings, TurnOutcome, TurnStatus } from './types.js';
+import type { Conversation, FinishedTurn, SessionSettings, ToolResultEntry, TurnOutcome, TurnStatus } from './types.js';
 import { StorageError } from '../storage/storage-error.js';
 
 export interface ConversationDeps {
@@ -97,7 +97,13 @@ class GatewayConversation implements GatewayConversationApi {
   }
 
   send(prompt: string, signal: AbortSignal, attachments: Attachment[] = []): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+    // A new prompt ends any tool loop: its reasoning stays out of the context from now on (SPEC §15).
+    for (const turn of this.turns) delete turn.replay;
     return this.runTurn(prompt, attachments, signal, null);
+  }
+
+  sendToolResults(results: ToolResultEntry[], signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+    return this.runTurn('', [], signal, null, results);
   }
 
   retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
@@ -138,11 +144,11 @@ class GatewayConversation implements GatewayConversationApi {
     return now;
   }
 
-  request(prompt: string, attachments: Attachment[] = []): RequestOptions {
+  request(prompt: string, attachments: Attachment[] = [], toolResults?: ToolResultEntry[]): RequestOptions {
     const { settings } = this;
     return {
       model: settings.model,
-      messages: toContextMessages(this.turns, prompt, attachments),
+      messages: toContextMessages(this.turns, prompt, attachments, toolResults),
       system: settings.system,
       temperature: settings.temperature,
       maxTokens: settings.maxTokens,
@@ -160,14 +166,15 @@ class GatewayConversation implements GatewayConversationApi {
     attachments: Attachment[],
     signal: AbortSignal,
     retry: { supersedes: string | undefined } | null,
+    toolResults?: ToolResultEntry[],
   ): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
-    const request = this.request(prompt, attachments);
+    const request = this.request(prompt, attachments, toolResults);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed. A store that
     // cannot take it (disk full) throws here: one line, nothing sent.
     const turnId = cid
-      ? this.deps.store!.appendUser(cid, prompt, { retry: retry !== null, supersedes: retry?.supersedes, settings: this.changedSettings(), attachments })
+      ? this.deps.store!.appendUser(cid, prompt, { retry: retry !== null, supersedes: retry?.supersedes, settings: this.changedSettings(), attachments, toolResults })
       : undefined;
 
     const started = Date.now();
@@ -226,7 +233,11 @@ class GatewayConversation implements GatewayConversationApi {
       if (!check.ok) error = schemaMismatchError(check);
     }
 
-    const finished: FinishedTurn = { prompt, attachments, result, status };
+    const finished: FinishedTurn = { prompt, attachments, result, status, ...(toolResults ? { toolResults } : {}) };
+    // Kept while its tool loop runs (send() drops it): thinking models want it back with the calls.
+    if (result.tool_calls.length > 0 && (result.reasoning !== null || acc.reasoningBlocks.length > 0)) {
+      finished.replay = { text: result.reasoning, blocks: acc.reasoningBlocks };
+    }
     this.turns.push(finished);
     if (turnId !== undefined) this.turnIds.set(finished, turnId);
     // A store that cannot take the answer (disk full) does not take back what was printed.
@@ -279,6 +290,7 @@ function finishedTurn(turn: StoredTurn, cid: string, api: Api): FinishedTurn {
   }
   return {
     prompt: turn.user,
+    ...(turn.toolResults ? { toolResults: turn.toolResults } : {}),
     status: answer.status,
     result: {
       text: answer.content,

@@ -31,8 +31,27 @@ export interface SessionSettings {
   extraBody?: Record<string, unknown>;
 }
 
+/** One tool call's result as it goes back to the model and is saved (SPEC §15). */
+export interface ToolResultEntry {
+  /** The call's id, as the model gave it (or ours, `call_<n>`, for a call without one). */
+  id: string;
+  name: string;
+  ok: boolean;
+  /** Not run: the user or the policy declined it. */
+  denied?: boolean;
+  text: string;
+}
+
 export interface FinishedTurn {
+  /** '' for a turn that carries `toolResults` instead of a prompt. */
   prompt: string;
+  /** This turn answers the previous answer's tool calls with these results (a tool loop's follow-up). */
+  toolResults?: ToolResultEntry[];
+  /**
+   * The answer's reasoning, kept while its tool loop runs so it goes back with its calls (SPEC §15);
+   * never loaded from disk, so outside a loop it stays out.
+   */
+  replay?: { text: string | null; blocks: Record<string, unknown>[] };
   /** Files sent with the prompt (SPEC §12); they go back with it in later turns. */
   attachments?: Attachment[];
   result: ChatResult;
@@ -55,6 +74,8 @@ export interface Conversation {
    * network failures: those come back as status `error`/`interrupted` with `error` set.
    */
   send(prompt: string, signal: AbortSignal, attachments?: Attachment[]): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  /** Sends the results of the last answer's tool calls (a tool loop's next step, SPEC §15). */
+  sendToolResults?(results: ToolResultEntry[], signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
   /** Re-sends the last prompt, replacing the last answer in the context (/retry). Null when there is none. */
   retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
   /** Starts a new conversation (/clear). */

@@ -1,0 +1,88 @@
+import type { ChatEvent, ToolCall } from '../protocol/events.js';
+import type { Conversation, TurnOutcome } from '../session/types.js';
+import type { ToolRunner } from '../tools/runner.js';
+import type { ToolLoopFlags } from './flags.js';
+import { runToolLoop, formatSeconds, type Approval, type ToolLoopOutcome, type ToolResultMeta } from '../tools/loop.js';
+import { decide } from '../tools/policy.js';
+import { writeWithBackpressure } from '../render/output.js';
+import { jsonText } from '../render/json-text.js';
+import type { GuardedStream } from '../render/terminal-stream.js';
+
+// One-shot's side of the tool loop (SPEC §15): approval by policy (and by key on a terminal), one
+// display line per call on stderr, `--jsonl` tool_result events. Reached only by dynamic import.
+
+export interface OneShotToolOptions {
+  runner: ToolRunner;
+  flags: ToolLoopFlags;
+  stderr: GuardedStream;
+  /** --jsonl: tool_result events go here, between the model's events. */
+  jsonl?: GuardedStream;
+  /** Asks the user about one call (a terminal); absent: scripts, which never prompt. */
+  ask?: (call: ToolCall, source: string) => Promise<'y' | 'a' | 'n' | 'esc'>;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+/** Long argument values folded, so one call stays one line. */
+export function describeArguments(args: unknown, fold = 80): string {
+  const text = typeof args === 'string' ? args : JSON.stringify(args ?? {}, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > fold ? `${value.slice(0, fold)}… (${value.length} characters)` : value,
+  );
+  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** `✓ 0.2 s · 3.1 KB`, `✗ timed out after 60 s`, `⊘ denied` */
+export function outcomeLine(meta: ToolResultMeta, text: string): string {
+  if (meta.denied) return '⊘ denied';
+  if (meta.ok) return `✓ ${(meta.duration_ms / 1000).toFixed(1)} s · ${formatBytes(meta.bytes)}`;
+  const first = text.split('\n')[0] ?? '';
+  return `✗ ${first.slice(0, 200)}`;
+}
+
+export function runOneShotTools(
+  conversation: Conversation,
+  first: AsyncGenerator<ChatEvent, TurnOutcome, void>,
+  signal: AbortSignal,
+  options: OneShotToolOptions,
+): AsyncGenerator<ChatEvent, ToolLoopOutcome, void> {
+  const { stderr } = options;
+  const sessionAllowed = new Set<string>();
+  const say = (line: string): void => void stderr.write(`${line}\n`);
+  return runToolLoop(conversation, first, signal, {
+    runner: options.runner,
+    maxSteps: options.flags.maxSteps,
+    timeoutMs: options.flags.timeoutMs,
+    outputLimit: options.flags.outputLimit,
+    async approve(call, tool): Promise<Approval> {
+      const decision = decide(call.name, { allow: options.flags.allow, interactive: options.ask !== undefined, sessionAllowed });
+      if (decision === 'run') return 'run';
+      if (decision === 'deny') {
+        say(`gatechat: denied ${call.name} (not allowed; run it with --allow '${call.name}')`);
+        return 'deny';
+      }
+      const key = await options.ask!(call, tool.source);
+      if (key === 'a') sessionAllowed.add(call.name);
+      return key === 'esc' ? 'cancel' : key === 'n' ? 'deny' : 'run';
+    },
+    onCall(call) {
+      if (!options.quiet) say(`⚙ ${call.name} ${describeArguments(call.arguments)}`);
+    },
+    async onResult(meta, entry) {
+      if (!options.quiet) say(`  ${meta.denied ? `${entry.name} ` : ''}${outcomeLine(meta, entry.text)}`);
+      if (options.verbose && !meta.denied) say(entry.text);
+      if (options.jsonl) await writeWithBackpressure(options.jsonl, `${jsonText({ type: 'tool_result', ...meta })}\n`);
+    },
+  });
+}
+
+export function stepLimitLine(maxSteps: number): string {
+  return `gatechat: stopped after ${maxSteps} model request${maxSteps === 1 ? '' : 's'} (--max-steps ${maxSteps}) before a final answer`;
+}
+
+export { formatSeconds };
