@@ -29,6 +29,7 @@ const MARKERS = {
   yaml: /YAMLParseError/,
   readability: /FLAG_STRIP_UNLIKELYS/,
   turndown: /TurndownService/,
+  tools: /The user declined to run this tool call/,
 };
 const readFileSync = fs.readFileSync;
 function record(file, source) {
@@ -106,6 +107,8 @@ describe('what each path loads', () => {
     expect(tagged(run.loaded, 'ink', 'react', 'markdown')).toEqual([]);
     // SPEC §18's libraries load only for their own inputs: templates (YAML), URLs (Readability, turndown).
     expect(tagged(run.loaded, 'yaml', 'readability', 'turndown')).toEqual([]);
+    // SPEC §15: no tools, none of the tool loop's code.
+    expect(tagged(run.loaded, 'tools')).toEqual([]);
   });
 
   it('-T loads the YAML parser but not the HTML libraries; -a URL loads the HTML libraries', async () => {
@@ -131,6 +134,14 @@ describe('what each path loads', () => {
     } finally {
       await new Promise<void>((resolve) => page.close(() => resolve()));
     }
+  });
+
+  it('a piped one-shot with a command tool does load the tool loop (so the check above can fail)', async () => {
+    const tools = join(user.home, 'command-tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'noop' }, 'x-command': 'true' }]));
+    const run = await loadsOf(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', '--tools', tools, 'hi'], '');
+    expect(run.code, run.stderr).toBe(0);
+    expect(tagged(run.loaded, 'tools')).not.toEqual([]);
   });
 
   it('a piped one-shot answer loads neither node:http nor node:assert (undici needs them only on error paths)', async () => {
