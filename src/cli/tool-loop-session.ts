@@ -7,6 +7,7 @@ import { decide } from '../tools/policy.js';
 import { writeWithBackpressure } from '../render/output.js';
 import { jsonText } from '../render/json-text.js';
 import type { GuardedStream } from '../render/terminal-stream.js';
+import { ExitCode, GatechatError } from '../exit-codes.js';
 
 // One-shot's side of the tool loop (SPEC §15): approval by policy (and by key on a terminal), one
 // display line per call on stderr, `--jsonl` tool_result events. Reached only by dynamic import.
@@ -86,3 +87,29 @@ export function stepLimitLine(maxSteps: number): string {
 }
 
 export { formatSeconds };
+
+/**
+ * Batch's side of the loop: never prompts (only --allow runs a call), denials and the step limit said
+ * through `warn` (prefixed with the line's id); a line stopped at --max-steps ends as an error, exit 10.
+ */
+export async function* runBatchTools(
+  conversation: Conversation,
+  first: AsyncGenerator<ChatEvent, TurnOutcome, void>,
+  signal: AbortSignal,
+  options: { runner: ToolRunner; flags: ToolLoopFlags; warn: (line: string) => void },
+): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+  const outcome = yield* runToolLoop(conversation, first, signal, {
+    runner: options.runner,
+    maxSteps: options.flags.maxSteps,
+    timeoutMs: options.flags.timeoutMs,
+    outputLimit: options.flags.outputLimit,
+    async approve(call) {
+      if (decide(call.name, { allow: options.flags.allow, interactive: false }) === 'run') return 'run';
+      options.warn(`denied ${call.name} (not allowed; run it with --allow '${call.name}')`);
+      return 'deny';
+    },
+  });
+  if (!outcome.stepLimitReached) return outcome;
+  const line = stepLimitLine(options.flags.maxSteps).replace(/^gatechat: /, '');
+  return { ...outcome, status: 'error', error: new GatechatError(line, ExitCode.maxSteps) };
+}

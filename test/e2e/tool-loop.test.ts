@@ -171,4 +171,44 @@ describe('command tools in a loop', () => {
     expect(JSON.parse(result.stdout.trim())).toMatchObject({ type: 'tool_call', name: 'plain', arguments: {} });
     void readFileSync;
   });
+
+  it('batch never prompts: only --allow runs a call, the rest are denied per line; results reach the answers', async () => {
+    const { path, ranMarker } = toolsFile();
+    const input = join(ctx.user.home, 'tool-batch.jsonl');
+    writeFileSync(input, [JSON.stringify({ id: 'a', prompt: 'call shout {"text":"one"}' }), JSON.stringify({ id: 'b', prompt: 'call shout {"text":"two"}' })].join('\n') + '\n');
+    const denied = await gatechat(['batch', input, '-m', 'agent', '--tools', path]);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(existsSync(ranMarker)).toBe(false);
+    expect(denied.stderr).toMatch(/\[a\] .*denied shout .*--allow/);
+    const lines = denied.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.text).sort()).toEqual(['results: The user declined to run this tool call.', 'results: The user declined to run this tool call.']);
+
+    const allowed = await gatechat(['batch', input, '-m', 'agent', '--api', 'messages', '--tools', path, '--allow', 'shout']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(existsSync(ranMarker)).toBe(true);
+    const texts = allowed.stdout.trim().split('\n').map((l) => JSON.parse(l).text).sort();
+    expect(texts).toEqual(['results: got ONE', 'results: got TWO']);
+  });
+
+  it('Ctrl-C cancels a running command tool (SIGTERM to its process group) and ends the turn: exit 130, no process left', async () => {
+    const pidFile = join(ctx.user.home, `tool-pid-${Date.now()}`);
+    const { path } = toolsFile(`sh -c 'echo $$ > ${pidFile}; exec sleep 30'`);
+    const started = Date.now();
+    const result = await runCli(['--base-url', ctx.base, '--no-save', '-m', 'agent', '--tools', path, '--allow', '*', 'call shout {}'], {
+      env: ctx.user.env(),
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '') {
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        }, 20);
+        child.on('close', () => clearInterval(poll));
+      },
+    });
+    expect(result.code, result.stderr).toBe(130);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
 });

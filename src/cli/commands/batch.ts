@@ -13,6 +13,7 @@ import { runBatch } from '../../session/batch.js';
 import { openAttachRoot } from '../../session/attach-root.js';
 import { RateLimiter } from '../../session/rate-limiter.js';
 import { openConversation } from '../../session/conversation.js';
+import { hasCommandTools, wireTools } from '../../tools/definitions.js';
 import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
@@ -194,6 +195,9 @@ async function runWithOutput(
   };
   io.stdout.on('error', onStdoutError);
 
+  // Command tools (SPEC §15): loaded only when a definition can run; batch never prompts.
+  const runner = hasCommandTools(chat.tools) ? await (await import('../../tools/load.js')).loadToolRunner({ definitions: chat.tools }) : null;
+  const tools = runner ? await import('../tool-loop-session.js') : null;
   try {
     const summary = await runBatch({
       lines: parseBatchLines(readLines(openInput(options.input, io))),
@@ -214,7 +218,7 @@ async function runWithOutput(
             extraBody: settings.extraBody,
           },
           maxTokensField: settings.maxTokensField,
-          tools: chat.tools,
+          tools: chat.tools && wireTools(chat.tools),
           answerSchema,
           store,
           record: base.save,
@@ -225,7 +229,9 @@ async function runWithOutput(
             ? ({ attempt, delayMs, reason }) => warn(`[${String(item.id)}] ${reason}; retry ${attempt} of ${conn.retries} in ${(delayMs / 1000).toFixed(1)} s`)
             : undefined,
         });
-        return yield* conversation.send(item.prompt, signal, attachments);
+        const first = conversation.send(item.prompt, signal, attachments);
+        if (!runner || !tools) return yield* first;
+        return yield* tools.runBatchTools(conversation, first, signal, { runner, flags: chat.toolLoop, warn: (line) => warn(`[${String(item.id)}] ${line}`) });
       },
       write: async (record) => {
         try {
@@ -249,5 +255,6 @@ async function runWithOutput(
     io.stdout.off('error', onStdoutError);
     sink.close();
     pool.close();
+    await runner?.close();
   }
 }
