@@ -160,7 +160,8 @@ describe('command tools in a loop', () => {
     expect(JSON.stringify(body)).not.toContain('"thinking"');
     const shown = await runCli(['history', 'show'], { env: ctx.user.env() });
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain('got SAVED');
+    expect(shown.stdout).toContain('[tool call shout {"text":"saved"}]');
+    expect(shown.stdout).toMatch(/\[tool result shout ✓\]\n  got SAVED\n/);
   });
 
   it('a definition without x-command behaves as before: the call is shown and the turn ends', async () => {

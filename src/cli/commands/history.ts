@@ -81,7 +81,18 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
   const out: string[] = [`# ${meta.cid} · ${meta.model || 'unknown model'} · ${meta.api} · ${localTime(meta.created)}`];
   if (meta.system) out.push(`system: ${meta.system}`);
   for (const turn of turns) {
-    out.push('', ...turn.user.split('\n').map((line) => `> ${line}`));
+    if (turn.toolResults?.length) {
+      // A tool loop's follow-up: the results it sent back (SPEC §15), each folded to its first lines.
+      out.push('');
+      for (const r of turn.toolResults) {
+        const mark = r.denied ? '⊘ denied' : r.ok ? '✓' : '✗';
+        const lines = r.text.split('\n');
+        const shown = lines.slice(0, 5).join('\n') + (lines.length > 5 ? `\n… (${lines.length - 5} more lines)` : '');
+        out.push(`[tool result ${r.name} ${mark}]`, ...shown.split('\n').map((line) => `  ${line}`));
+      }
+    } else {
+      out.push('', ...turn.user.split('\n').map((line) => `> ${line}`));
+    }
     for (const a of turn.attachments ?? []) out.push(`> ${attachmentLabel(a)}`);
     out.push('');
     if (!turn.assistant) {
