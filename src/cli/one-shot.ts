@@ -15,17 +15,6 @@ import { footerText } from '../render/footer.js';
 import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
 import { hasCommandTools } from '../tools/definitions.js';
 
-/**
- * One-shot approval on a terminal (SPEC §15: stdin and stderr are terminals, stdout not drawn by the
- * live view). Undefined when scripts run it: then only --allow decides.
- */
-function oneShotAsk(io: Io): undefined {
-  // The key prompt for one-shot terminals is not built yet: without it every call goes by --allow,
-  // which never runs anything unapproved.
-  void io;
-  return undefined;
-}
-
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
 export function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
   let received: ExitCodeValue | null = null;
@@ -92,6 +81,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   const stdout = guardStream(io.stdout);
   const stderr = guardStream(io.stderr);
   let outcome: TurnOutcome;
+  const liveView = options.output === 'auto' && !options.extract && Boolean(io.stdout.isTTY) && !isDumbTerminal();
   const tools = runner ? await import('./tool-loop-session.js') : null;
   // Every request of the prompt: the first, and with runnable tools the loop's follow-ups.
   const turn = (signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> => {
@@ -102,7 +92,9 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
       flags: options.toolLoop,
       stderr,
       jsonl: options.output === 'jsonl' ? stdout : undefined,
-      ask: oneShotAsk(io),
+      // SPEC §15: a terminal's user approves each call, when stdin and stderr are terminals. The live
+      // view (stdout a terminal) owns the keyboard and has no prompt yet: there only --allow decides.
+      terminal: io.stdin.isTTY && io.stderr.isTTY && !liveView ? (io.stdin as NodeJS.ReadStream) : undefined,
       quiet: options.quiet,
       verbose: options.verbose,
     });

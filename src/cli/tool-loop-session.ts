@@ -22,6 +22,8 @@ export interface OneShotToolOptions {
   ask?: (call: ToolCall, source: string) => Promise<'y' | 'a' | 'n' | 'esc'>;
   quiet: boolean;
   verbose: boolean;
+  /** The terminal to ask on (stdin and stderr are terminals, no live view draws): else scripts' rules. */
+  terminal?: NodeJS.ReadStream;
 }
 
 /** Long argument values folded, so one call stays one line. */
@@ -54,6 +56,7 @@ export function runOneShotTools(
 ): AsyncGenerator<ChatEvent, ToolLoopOutcome, void> {
   const { stderr } = options;
   const sessionAllowed = new Set<string>();
+  const ask = options.ask ?? (options.terminal ? terminalAsk(options.terminal, stderr) : undefined);
   const say = (line: string): void => void stderr.write(`${line}\n`);
   return runToolLoop(conversation, first, signal, {
     runner: options.runner,
@@ -61,13 +64,13 @@ export function runOneShotTools(
     timeoutMs: options.flags.timeoutMs,
     outputLimit: options.flags.outputLimit,
     async approve(call, tool): Promise<Approval> {
-      const decision = decide(call.name, { allow: options.flags.allow, interactive: options.ask !== undefined, sessionAllowed });
+      const decision = decide(call.name, { allow: options.flags.allow, interactive: ask !== undefined, sessionAllowed });
       if (decision === 'run') return 'run';
       if (decision === 'deny') {
         say(`gatechat: denied ${call.name} (not allowed; run it with --allow '${call.name}')`);
         return 'deny';
       }
-      const key = await options.ask!(call, tool.source);
+      const key = await ask!(call, tool.source);
       if (key === 'a') sessionAllowed.add(call.name);
       return key === 'esc' ? 'cancel' : key === 'n' ? 'deny' : 'run';
     },
@@ -112,4 +115,37 @@ export async function* runBatchTools(
   if (!outcome.stepLimitReached) return outcome;
   const line = stepLimitLine(options.flags.maxSteps).replace(/^gatechat: /, '');
   return { ...outcome, status: 'error', error: new GatechatError(line, ExitCode.maxSteps) };
+}
+
+/**
+ * The approval prompt of a one-shot on a terminal (SPEC §15) when no live view owns the screen: the
+ * call (tool, source, formatted sanitised arguments, long values folded) on stderr, then one key from
+ * the terminal — y run once · a allow this tool for the session · n deny · Esc (or Ctrl-C) cancel.
+ */
+export function terminalAsk(stdin: NodeJS.ReadStream, stderr: GuardedStream): (call: ToolCall, source: string) => Promise<'y' | 'a' | 'n' | 'esc'> {
+  return (call, source) => {
+    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}, foldLong, 2);
+    stderr.write(`⚙ ${call.name} (${source}) wants to run with\n${args.split('\n').map((line) => `  ${line}`).join('\n')}\n`);
+    stderr.write(`  y run once · a allow ${call.name} for this session · n deny · Esc cancel the turn: `);
+    return new Promise((resolve) => {
+      const wasRaw = stdin.isRaw;
+      stdin.setRawMode(true);
+      stdin.resume();
+      const onData = (chunk: Buffer): void => {
+        const key = chunk.toString('utf8');
+        const answer = key === 'y' || key === 'Y' ? 'y' : key === 'a' || key === 'A' ? 'a' : key === 'n' || key === 'N' ? 'n' : key === '\x1b' || key === '\x03' ? 'esc' : null;
+        if (answer === null) return;
+        stdin.off('data', onData);
+        stdin.setRawMode(wasRaw);
+        stdin.pause();
+        stderr.write(`${answer === 'esc' ? 'cancelled' : answer}\n`);
+        resolve(answer);
+      };
+      stdin.on('data', onData);
+    });
+  };
+}
+
+function foldLong(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && value.length > 200 ? `${value.slice(0, 200)}… (${value.length} characters)` : value;
 }
