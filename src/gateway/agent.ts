@@ -71,3 +71,25 @@ export function toolNames(body: Record<string, unknown>): string[] {
     return typeof fn.name === 'string' ? [fn.name] : [];
   });
 }
+
+/** How many tool results the history holds (agent-N counts them). */
+export function toolResultCount(api: Api, messages: unknown[]): number {
+  let count = 0;
+  for (const m of messages) {
+    if (!isObject(m)) continue;
+    if (api === 'chat' && m.role === 'tool') count++;
+    if (api === 'messages' && Array.isArray(m.content)) count += m.content.filter((b) => isObject(b) && b.type === 'tool_result').length;
+  }
+  return count;
+}
+
+/** The text of the latest user message that is not only tool results: what `call <tool> …` is read from. */
+export function firstUserText(api: Api, messages: unknown[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (!isObject(m) || m.role !== 'user') continue;
+    if (api === 'messages' && Array.isArray(m.content) && m.content.every((b) => isObject(b) && b.type === 'tool_result')) continue;
+    return contentText(m.content);
+  }
+  return '';
+}

@@ -12,7 +12,7 @@ import {
   tokensOf,
 } from './text.js';
 import type { Answer, Api, Finish, Tokens, ToolCallAnswer } from './types.js';
-import { AGENT_THINKING, agentCall, toolNames, trailingToolResults } from './agent.js';
+import { AGENT_THINKING, agentCall, firstUserText, toolNames, toolResultCount, trailingToolResults } from './agent.js';
 import { brokenSample, requestedSchema, sampleFor } from './json-document.js';
 
 export const THINK_TEXT = 'The user wants their words back. I will repeat the last user message exactly as written.';
@@ -88,7 +88,7 @@ export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string,
       answer: { reasoning: noTokens, text: noTokens, tool, finish: 'tool_calls', inputTokens, outputTokens: tool.fragments.length },
     };
   }
-  if (behaviour.kind === 'agent') return buildAgentAnswer(api, body, inputTokens);
+  if (behaviour.kind === 'agent') return buildAgentAnswer(api, body, inputTokens, behaviour.steps);
   if (behaviour.kind === 'json') return buildJsonAnswer(api, behaviour.bad, body, inputTokens);
   let { reasoning, text } = content(behaviour, body, limit);
   let finish: Finish = 'stop';
@@ -128,10 +128,11 @@ function buildJsonAnswer(api: Api, bad: boolean, body: Record<string, unknown>, 
 }
 
 /** `agent` (SPEC §15): calls a tool when a user turn is last, reports the results when they are last. */
-function buildAgentAnswer(api: Api, body: Record<string, unknown>, inputTokens: number): AnswerResult {
+function buildAgentAnswer(api: Api, body: Record<string, unknown>, inputTokens: number, steps: number): AnswerResult {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const results = trailingToolResults(api, messages);
-  const call = results === null ? agentCall(lastUserText(body), toolNames(body)) : null;
+  // agent-N (a benchmark's loop): calls again, the same way, until N results came back.
+  const call = results === null || toolResultCount(api, messages) < steps ? agentCall(firstUserText(api, messages), toolNames(body)) : null;
   if (call === null) {
     const text = tokensOf(tokenize(results === null ? lastUserText(body) : `results: ${results.join('\n')}`));
     return { ok: true, answer: { reasoning: noTokens, text, tool: null, finish: 'stop', inputTokens, outputTokens: text.count } };

@@ -13,7 +13,7 @@ export type Behaviour =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'think' }
   | { kind: 'tool' }
-  | { kind: 'agent' }
+  | { kind: 'agent'; steps: number }
   | { kind: 'json'; bad: boolean }
   | { kind: 'max-completion-tokens' }
   | { kind: 'max-tokens-required' }
@@ -56,7 +56,7 @@ function parseBase(name: string): Behaviour | null {
     case 'tool':
       return { kind: 'tool' };
     case 'agent':
-      return { kind: 'agent' };
+      return { kind: 'agent', steps: 1 };
     case 'json':
       return { kind: 'json', bad: false };
     case 'json-bad':
@@ -75,6 +75,10 @@ function parseBase(name: string): Behaviour | null {
       return { kind: 'error-chunk' };
   }
   let m: RegExpMatchArray | null;
+  if ((m = name.match(/^agent-(\d+)$/))) {
+    const steps = int(m[1], 10_000);
+    return steps === null || steps < 1 ? null : { kind: 'agent', steps };
+  }
   if ((m = name.match(/^lorem-(\d+)$/))) {
     const words = int(m[1], MAX_LOREM_WORDS);
     return words === null ? null : { kind: 'lorem', words };

@@ -121,6 +121,15 @@ describe('command tools in a loop', () => {
     expect(content).toContain('cut at 1024 bytes of 5000 (--tool-output-limit)');
   });
 
+  it('agent-N loops N tool steps; --max-steps counts model requests', async () => {
+    const { path } = toolsFile(`printf step`);
+    const ok = await gatechat(['--no-save', '-m', 'agent-3', '--json', '--tools', path, '--allow', '*', '--max-steps', '4', 'call shout {}']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).steps).toHaveLength(4);
+    const stopped = await gatechat(['--no-save', '-m', 'agent-3', '--tools', path, '--allow', '*', '--max-steps', '3', 'call shout {}']);
+    expect(stopped.code).toBe(10);
+  });
+
   it('--max-steps: at the limit one line and exit 10', async () => {
     const { path } = toolsFile(`printf ok`);
     // agent calls a tool whenever a user turn is last; with --max-steps 1 the first answer's call is the limit.
