@@ -9,6 +9,7 @@ import { isDumbTerminal, useColor } from './terminal.js';
 import { openModelCatalog } from './model-catalog.js';
 import { openTemplateShelf } from './chat-templates.js';
 import { openConfigStore } from '../config/store.js';
+import { hasCommandTools } from '../tools/definitions.js';
 
 /** `gatechat chat` (or no prompt on a terminal): the Ink UI over the same Conversation as one-shot. */
 export async function runInteractive(options: ChatModeOptions, firstPrompt: string | undefined, io: Io): Promise<number> {
@@ -41,26 +42,34 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
     });
   }
   const { runInteractiveChat } = await import('../render/ink/index.js');
-  return runInteractiveChat({
-    conversation,
-    firstPrompt,
-    attachments,
-    fetchUrl,
-    inputHistoryFile,
-    // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
-    saveInputHistory: settings.save,
-    showRetryNotices,
-    models: openModelCatalog({
-      file: options.isolated ? {} : openConfigStore().snapshot(),
-      flags: options.flags,
-      env: options.isolated ? {} : process.env,
-      settings,
-      conn,
-    }),
-    // demo ignores the user's config dir, templates included.
-    templates: options.isolated ? undefined : openTemplateShelf(),
-    color: useColor(io.stdout),
-    showReasoning: options.showReasoning,
-    version: VERSION,
-  });
+  // Command tools (SPEC §15): loaded only when a definition can run; stopped however the chat ends.
+  const runner = hasCommandTools(options.tools) ? await (await import('../tools/load.js')).loadToolRunner({ definitions: options.tools }) : null;
+  const toolLoop = runner ? (await import('./tool-loop-session.js')).chatToolLoop(runner, options.toolLoop) : undefined;
+  try {
+    return await runInteractiveChat({
+      toolLoop,
+      conversation,
+      firstPrompt,
+      attachments,
+      fetchUrl,
+      inputHistoryFile,
+      // --no-save / save: false: earlier prompts can still be recalled, but this chat's are not written.
+      saveInputHistory: settings.save,
+      showRetryNotices,
+      models: openModelCatalog({
+        file: options.isolated ? {} : openConfigStore().snapshot(),
+        flags: options.flags,
+        env: options.isolated ? {} : process.env,
+        settings,
+        conn,
+      }),
+      // demo ignores the user's config dir, templates included.
+      templates: options.isolated ? undefined : openTemplateShelf(),
+      color: useColor(io.stdout),
+      showReasoning: options.showReasoning,
+      version: VERSION,
+    });
+  } finally {
+    await runner?.close();
+  }
 }

@@ -149,3 +149,37 @@ export function terminalAsk(stdin: NodeJS.ReadStream, stderr: GuardedStream): (c
 function foldLong(_key: string, value: unknown): unknown {
   return typeof value === 'string' && value.length > 200 ? `${value.slice(0, 200)}… (${value.length} characters)` : value;
 }
+
+/** The chat's tool loop (SPEC §15): built once per chat, so `a` (allow for the session) lasts the chat. */
+export interface ChatToolLoop {
+  wrap(
+    conversation: Conversation,
+    first: AsyncGenerator<ChatEvent, TurnOutcome, void>,
+    signal: AbortSignal,
+    hooks: { ask(call: ToolCall, source: string): Promise<'y' | 'a' | 'n' | 'esc'>; say(line: string): void },
+  ): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+}
+
+export function chatToolLoop(runner: ToolRunner, flags: ToolLoopFlags): ChatToolLoop {
+  const sessionAllowed = new Set<string>();
+  return {
+    async *wrap(conversation, first, signal, hooks) {
+      const outcome = yield* runToolLoop(conversation, first, signal, {
+        runner,
+        maxSteps: flags.maxSteps,
+        timeoutMs: flags.timeoutMs,
+        outputLimit: flags.outputLimit,
+        async approve(call, tool) {
+          if (decide(call.name, { allow: flags.allow, interactive: true, sessionAllowed }) === 'run') return 'run';
+          const key = await hooks.ask(call, tool.source);
+          if (key === 'a') sessionAllowed.add(call.name);
+          return key === 'esc' ? 'cancel' : key === 'n' ? 'deny' : 'run';
+        },
+        onCall: (call) => hooks.say(`⚙ ${call.name} ${describeArguments(call.arguments)}`),
+        onResult: (meta, entry) => hooks.say(`  ${meta.denied ? `${entry.name} ` : ''}${outcomeLine(meta, entry.text)}`),
+      });
+      if (!outcome.stepLimitReached) return outcome;
+      return { ...outcome, status: 'error', error: new GatechatError(stepLimitLine(flags.maxSteps).replace(/^gatechat: /, ''), ExitCode.maxSteps) };
+    },
+  };
+}

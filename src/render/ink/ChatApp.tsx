@@ -4,7 +4,9 @@
  * editor); keys are bound in key-bindings.ts and carried out by use-chat-keys.ts; the running answer
  * is use-turn-runner.ts's; slash commands are slash-commands.ts's, given the CommandContext below.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ChatToolLoop } from '../../cli/tool-loop-session.js';
+import { sanitizeForTerminal } from '../terminal-text.js';
 import { Box, Static, useStdout } from 'ink';
 import type { Attachment } from '../../protocol/events.js';
 import type { Conversation } from '../../session/types.js';
@@ -54,6 +56,8 @@ export interface ChatAppProps {
   templates?: TemplateShelf;
   /** The real terminal (size, Ctrl-L, Ctrl-Z); absent under test renderers. */
   terminal?: ChatTerminal;
+  /** Runnable tools (SPEC §15): each answer's calls are approved here and run in a loop. */
+  toolLoop?: ChatToolLoop;
 }
 
 export function ChatApp(props: ChatAppProps) {
@@ -73,7 +77,24 @@ export function ChatApp(props: ChatAppProps) {
     setHint((current) => (current === STILL_COMING ? null : current));
     afterTurn();
   });
-  const requestExit = () => requestLeave(turns.cancel);
+  // A tool call waiting for y / a / n / Esc; cancelling the turn answers it with Esc.
+  const approvalRef = useRef<((key: 'y' | 'a' | 'n' | 'esc') => void) | null>(null);
+  const cancelTurn = () => {
+    approvalRef.current?.('esc');
+    return turns.cancel();
+  };
+  const ask = (call: { name: string; arguments: unknown }, source: string) =>
+    new Promise<'y' | 'a' | 'n' | 'esc'>((resolve) => {
+      approvalRef.current = (key) => {
+        approvalRef.current = null;
+        setHint(null);
+        resolve(key);
+      };
+      const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+      const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
+      setHint(sanitizeForTerminal(`⚙ ${call.name} (${source}) ${shown} — y run once · a allow for this session · n deny · Esc cancel`));
+    });
+  const requestExit = () => requestLeave(cancelTurn);
   const pending = usePendingAttachments(props.attachments, notice, props.fetchUrl);
   const openEditor = useEditorHandoff(props.editor, notice, (text) => dispatchInput({ type: 'set', value: text }));
 
@@ -82,7 +103,11 @@ export function ChatApp(props: ChatAppProps) {
       text,
       (message, files) => {
         const controller = new AbortController();
-        turns.start(conversation.send(message, controller.signal, files), promptWithAttachments(unescapeAt(shown), files), controller);
+        const first = conversation.send(message, controller.signal, files);
+        const events = props.toolLoop
+          ? props.toolLoop.wrap(conversation, first, controller.signal, { ask, say: (line) => notice(sanitizeForTerminal(line), 'dim') })
+          : first;
+        turns.start(events, promptWithAttachments(unescapeAt(shown), files), controller);
       },
       (draft) => dispatchInput({ type: 'set', value: draft }),
     );
@@ -119,7 +144,8 @@ export function ChatApp(props: ChatAppProps) {
     setHint,
     history,
     sendLine: handleLine,
-    cancelTurn: turns.cancel,
+    cancelTurn,
+    approval: approvalRef,
     requestExit,
     completion: {
       modelNames: props.models && (() => props.models!.names()),

@@ -19,6 +19,7 @@ import type { CompareHandlers } from '../../session/compare.js';
 import { BRACKETED_PASTE_OFF } from './use-bracketed-paste.js';
 import { kittyKeyboardMode, openChatTerminal } from './ink-terminal.js';
 import { leavingLine } from './chat-banner.js';
+import type { ChatToolLoop } from '../../cli/tool-loop-session.js';
 
 export interface InteractiveChatOptions {
   conversation: Conversation;
@@ -42,6 +43,8 @@ export interface InteractiveChatOptions {
   models?: ModelCatalog;
   /** The user's templates for /template (Tab completes their names). */
   templates?: TemplateShelf;
+  /** Runnable tools (SPEC §15): calls approved in the live region and run in a loop. */
+  toolLoop?: ChatToolLoop;
 }
 
 // Ink options: Ctrl-C is ours (cancel / clear / exit twice); incremental rendering rewrites only
@@ -75,6 +78,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
       models={opts.models}
       templates={opts.templates}
       fetchUrl={opts.fetchUrl}
+      toolLoop={opts.toolLoop}
       terminal={terminal}
       onExit={(c) => {
         code = c;

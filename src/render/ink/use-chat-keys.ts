@@ -32,6 +32,8 @@ export interface ChatKeyTargets {
   editDraft?(text: string): void;
   /** Ctrl-L and Ctrl-Z, where there is a real terminal. */
   terminal?: { redraw(): void; suspend(): void };
+  /** A tool call waiting for approval (SPEC §15): y / a / n / Esc go to it, other text keys are held back. */
+  approval?: { readonly current: ((key: 'y' | 'a' | 'n' | 'esc') => void) | null };
 }
 
 /**
@@ -88,6 +90,13 @@ export function useChatKeys(app: ChatKeyTargets): void {
 
   useRawInput((raw) => {
     for (const key of decodeKeys(raw)) {
+      const answer = app.approval?.current;
+      if (answer) {
+        if (key.kind === 'escape') answer('esc');
+        else if (key.kind === 'text' && /^[yan]$/i.test(key.text)) answer(key.text.toLowerCase() as 'y' | 'a' | 'n');
+        // Ctrl-C still cancels the turn (and with it the question); anything else waits for an answer.
+        if (!(key.kind === 'ctrl' && key.key === 'c')) continue;
+      }
       const state = app.input.current;
       const { live, exitArmed } = app.chat.current;
       const intent = resolveKey(key, { busy: live !== null, empty: state.value === '', exitArmed, pasting: state.pasting, prefix: prefix.current });
