@@ -158,11 +158,19 @@ export interface ChatToolLoop {
     signal: AbortSignal,
     hooks: { ask(call: ToolCall, source: string): Promise<'y' | 'a' | 'n' | 'esc'>; say(line: string): void },
   ): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  /** `/tools`: one line per tool — name, source, first line of its description, whether it runs without asking. */
+  list(): string[];
 }
 
 export function chatToolLoop(runner: ToolRunner, flags: ToolLoopFlags): ChatToolLoop {
   const sessionAllowed = new Set<string>();
   return {
+    list: () =>
+      runner.tools().map((tool) => {
+        const allowed = decide(tool.name, { allow: flags.allow, interactive: true, sessionAllowed }) === 'run';
+        const about = tool.description?.split('\n')[0] ?? '';
+        return `  ${tool.name} (${tool.source})${about ? ` ${about}` : ''} · ${allowed ? 'allowed' : 'asks'}`;
+      }),
     async *wrap(conversation, first, signal, hooks) {
       const outcome = yield* runToolLoop(conversation, first, signal, {
         runner,

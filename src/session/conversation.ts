@@ -154,7 +154,7 @@ class GatewayConversation implements GatewayConversationApi {
       maxTokens: settings.maxTokens,
       maxTokensField: this.maxTokensField,
       stream: settings.stream,
-      tools: this.deps.tools,
+      tools: settings.toolsOff ? undefined : this.deps.tools,
       extraBody: settings.extraBody,
       schema: this.deps.answerSchema?.schema,
     };

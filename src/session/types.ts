@@ -29,6 +29,8 @@ export interface SessionSettings {
   maxTokens?: number;
   /** Extra request body fields (`-o`), merged into every request of the conversation last. */
   extraBody?: Record<string, unknown>;
+  /** `/tools off` (SPEC §15): the tool definitions are not sent until `/tools on`. */
+  toolsOff?: boolean;
 }
 
 /** One tool call's result as it goes back to the model and is saved (SPEC §15). */

@@ -62,4 +62,24 @@ describeInTerminal('tool approval in the chat', () => {
     expect(runs()).toBe(0);
     expect(s.screen()).not.toContain('results:');
   });
+
+  it('/tools lists the tools and whether each asks; /tools off stops sending them, /tools on resumes', async () => {
+    const { s, runs } = chat('list');
+    await s.waitForText('Ask anything');
+    s.submit('/tools');
+    await s.waitForText('shout (command) · asks', 15_000);
+    s.submit('/tools off');
+    await s.waitForText('tools: not sent until /tools on', 15_000);
+    const before = ctx.gateway.requests.length;
+    s.submit('call shout {}');
+    await s.waitFor(() => ctx.gateway.requests.length > before, 'the request', 15_000);
+    await s.waitFor((screen) => /out \d+ tokens/.test(screen), 'the end of the answer', 15_000);
+    expect((ctx.gateway.requests.at(-1)!.body as Record<string, unknown>).tools).toBeUndefined();
+    expect(s.screen()).not.toContain('y run once');
+    expect(runs()).toBe(0);
+    s.submit('/tools on');
+    await s.waitForText('tools: sent again', 15_000);
+    s.submit('call shout {}');
+    await s.waitForText('y run once', 15_000);
+  });
 });

@@ -127,6 +127,7 @@ export function ChatApp(props: ChatAppProps) {
     models: props.models,
     templates: props.templates,
     suggest: (draft) => dispatchInput({ type: 'set', value: draft }),
+    listTools: props.toolLoop && (() => props.toolLoop!.list().map((line) => sanitizeForTerminal(line))),
   };
 
   const handleLine = (text: string, shown = text) => {

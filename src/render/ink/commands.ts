@@ -6,6 +6,8 @@ export interface CommandSpec {
   help: string;
   /** The help on a dumb terminal (line mode), where it differs; null: not there at all. */
   lineHelp?: string | null;
+  /** Listed by /help only when tools can run (SPEC §15). */
+  withTools?: true;
 }
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -25,6 +27,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'save', args: '<file>', help: 'write the conversation as Markdown (/save! overwrites a file)' },
   { name: 'copy', args: '', help: 'copy the last answer (OSC 52: works over SSH and tmux)', lineHelp: null },
   { name: 'edit', args: '[text]', help: 'write the prompt in $VISUAL / $EDITOR; it comes back here for review', lineHelp: null },
+  { name: 'tools', args: '[on|off]', help: 'the runnable tools and whether each asks; off / on: stop / resume sending them', lineHelp: null, withTools: true },
   { name: 'exit', args: '', help: 'leave (also Ctrl-D, or Ctrl-C twice)' },
 ];
 
@@ -45,6 +48,7 @@ export type CommandName =
   | 'save'
   | 'copy'
   | 'edit'
+  | 'tools'
   | 'exit';
 
 const ALIASES: Record<string, CommandName> = { quit: 'exit', q: 'exit', '?': 'help', temp: 'temperature' };
@@ -178,8 +182,8 @@ const LINE_KEYS = [
 ];
 
 /** /help: the commands and the keys of the full terminal UI, or of line mode (TERM=dumb). */
-export function helpText(mode: 'terminal' | 'line' = 'terminal'): string {
-  const shown = COMMANDS.flatMap((c) => {
+export function helpText(mode: 'terminal' | 'line' = 'terminal', options: { tools?: boolean } = {}): string {
+  const shown = COMMANDS.filter((c) => !c.withTools || options.tools).flatMap((c) => {
     const help = mode === 'line' && c.lineHelp !== undefined ? c.lineHelp : c.help;
     return help === null ? [] : [{ usage: `/${c.name} ${c.args}`, help }];
   });

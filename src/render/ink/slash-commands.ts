@@ -54,6 +54,8 @@ export interface CommandContext {
   suggest?(draft: string): void;
   /** A dumb terminal (TERM=dumb): /help lists only the keys line mode honours. */
   lineMode?: boolean;
+  /** /tools (SPEC §15): one line per runnable tool; absent when none can run. */
+  listTools?(): string[];
 }
 
 function onOff(arg: string, option: string): boolean {
@@ -148,7 +150,7 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext, 
   try {
     switch (name) {
       case 'help':
-        ctx.notice(helpText(ctx.lineMode ? 'line' : 'terminal'), 'info');
+        ctx.notice(helpText(ctx.lineMode ? 'line' : 'terminal', { tools: ctx.listTools !== undefined }), 'info');
         return;
       case 'model':
         if (!arg) return ctx.notice(describeSettings(conversation), 'info');
@@ -204,6 +206,16 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext, 
       }
       case 'edit':
         return ctx.edit(arg);
+      case 'tools': {
+        if (arg) {
+          const on = onOff(arg, '/tools');
+          conversation.update({ toolsOff: !on });
+          return ctx.notice(on ? 'tools: sent again' : 'tools: not sent until /tools on', 'dim');
+        }
+        const lines = ctx.listTools?.() ?? [];
+        const off = conversation.settings.toolsOff ? ' (off: not sent; /tools on sends them again)' : '';
+        return ctx.notice(lines.length > 0 ? `tools${off}:\n${lines.join('\n')}` : 'no runnable tools (an "x-command" in the --tools file makes one)', 'info');
+      }
       case 'exit':
         return ctx.exit();
       default: {
