@@ -9,7 +9,7 @@ import { isDumbTerminal, useColor } from './terminal.js';
 import { openModelCatalog } from './model-catalog.js';
 import { openTemplateShelf } from './chat-templates.js';
 import { openConfigStore } from '../config/store.js';
-import { hasCommandTools } from '../tools/definitions.js';
+import { openRunTools } from './run-tools.js';
 
 /** `gatechat chat` (or no prompt on a terminal): the Ink UI over the same Conversation as one-shot. */
 export async function runInteractive(options: ChatModeOptions, firstPrompt: string | undefined, io: Io): Promise<number> {
@@ -43,8 +43,9 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   }
   const { runInteractiveChat } = await import('../render/ink/index.js');
   // Command tools (SPEC §15): loaded only when a definition can run; stopped however the chat ends.
-  const runner = hasCommandTools(options.tools) ? await (await import('../tools/load.js')).loadToolRunner({ definitions: options.tools }) : null;
-  const toolLoop = runner ? (await import('./tool-loop-session.js')).chatToolLoop(runner, options.toolLoop) : undefined;
+  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
+  const runner = runTools?.runner ?? null;
+  const toolLoop = runTools ? (await import('./tool-loop-session.js')).chatToolLoop(runTools.runner, runTools.flags) : undefined;
   try {
     return await runInteractiveChat({
       toolLoop,

@@ -13,7 +13,7 @@ import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
 import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
-import { hasCommandTools } from '../tools/definitions.js';
+import { openRunTools } from './run-tools.js';
 
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
 export function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
@@ -73,7 +73,8 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   }
 
   // Command tools (SPEC §15): the loop's code is loaded only when a definition can run.
-  const runner = hasCommandTools(options.tools) ? await (await import('../tools/load.js')).loadToolRunner({ definitions: options.tools }) : null;
+  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
+  const runner = runTools?.runner ?? null;
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
   const readerGone = stopWhenReaderGoes(io.stdout, controller);
@@ -89,7 +90,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     if (!runner || !tools) return first;
     return tools.runOneShotTools(conversation, first, signal, {
       runner,
-      flags: options.toolLoop,
+      flags: runTools?.flags ?? options.toolLoop,
       stderr,
       jsonl: options.output === 'jsonl' ? stdout : undefined,
       // SPEC §15: a terminal's user approves each call, when stdin and stderr are terminals. The live

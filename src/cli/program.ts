@@ -79,6 +79,8 @@ export function addBatchOptions(command: Command): Command {
     .option('--stream', 'stream each answer over SSE (default: on)')
     .option('--no-stream', 'ask for single JSON responses instead of streams')
     .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form; "x-command" on a definition runs it')
+    .option('--mcp <name=command|url>', 'an MCP server for every line, repeatable: a command line (stdio) or an http(s) URL', collect)
+    .option('--mcp-config <file>', 'MCP servers from a {"mcpServers": {…}} file')
     .option('--allow <glob>', 'run tool calls whose name matches without asking (repeatable; * and ? globs: --allow \'fs__read_*\'); scripts and batch deny the rest', collect)
     .option('--max-steps <n>', 'model requests of one prompt in a tool loop; at the limit: one line, exit 10 (default: 10)')
     .option('--tool-timeout <s>', 'a tool call running longer becomes an error result (default: 60)')

@@ -205,11 +205,12 @@ function preferKeyCommand(resolved: Record<string, unknown>, sources: Settings['
   delete sources[loser];
 }
 
-function selectProfile(
+/** The profile in effect: --profile, else GATECHAT_PROFILE, else the config's default-profile (checked to exist). */
+export function selectProfile(
   named: string | undefined,
   env: Record<string, string | undefined>,
   file: ConfigFile,
-  sources: Settings['sources'],
+  sources: Settings['sources'] = {},
 ): string | undefined {
   const known = Object.keys(file.profiles ?? {});
   let name: string | undefined;

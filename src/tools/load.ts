@@ -1,18 +1,18 @@
 import type { ToolDefinition } from '../protocol/events.js';
+import type { McpServerConfig } from './mcp/servers.js';
 import type { RunnableTool, ToolRunner } from './runner.js';
 
-// Opens every runnable tool of a run: command tools from the --tools file and (once the MCP half is
-// on main) MCP servers. Loaded only through a dynamic import, so a run without tools loads none of it.
+// Opens every runnable tool of a run: command tools from the --tools file and MCP servers. Loaded only
+// through a dynamic import, so a run without tools loads none of it.
 
 export interface ToolSources {
   /** --tools definitions: those with `x-command` become command tools. */
   definitions?: ToolDefinition[];
-  /**
-   * MCP servers (`--mcp`, config, `--mcp-config`). MCP PLUG-IN POINT: when src/tools/mcp/runner.js is on
-   * main, `openMcpRunner(servers, options)` from it is awaited here and combined below. Until then,
-   * servers given here are refused with a clear error rather than silently ignored.
-   */
-  mcpServers?: unknown[];
+  /** MCP servers (config, profile, `--mcp-config`, `--mcp`), already merged: started here, all at once. */
+  mcpServers?: McpServerConfig[];
+  /** Where a server that fails to start is named, and (with `verbose`) servers' stderr goes. */
+  stderr: NodeJS.WritableStream;
+  verbose: boolean;
 }
 
 /** null when nothing is runnable. */
@@ -24,9 +24,8 @@ export async function loadToolRunner(sources: ToolSources): Promise<ToolRunner |
     if (commands) runners.push(commands);
   }
   if (sources.mcpServers?.length) {
-    // MCP PLUG-IN POINT (issue 16 point 1, branch toolsmcp): const { openMcpRunner } = await import('./mcp/runner.js');
-    // runners.push(await openMcpRunner(sources.mcpServers, options));
-    throw new Error('MCP servers are not supported by this build yet');
+    const { openMcpRunner } = await import('./mcp/runner.js');
+    runners.push(await openMcpRunner(sources.mcpServers, { stderr: sources.stderr, verbose: sources.verbose }));
   }
   if (runners.length === 0) return null;
   return runners.length === 1 ? runners[0] : combineRunners(runners);

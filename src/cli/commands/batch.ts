@@ -13,7 +13,8 @@ import { runBatch } from '../../session/batch.js';
 import { openAttachRoot } from '../../session/attach-root.js';
 import { RateLimiter } from '../../session/rate-limiter.js';
 import { openConversation } from '../../session/conversation.js';
-import { hasCommandTools, wireTools } from '../../tools/definitions.js';
+import { wireTools } from '../../tools/definitions.js';
+import { openRunTools } from '../run-tools.js';
 import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
@@ -196,7 +197,8 @@ async function runWithOutput(
   io.stdout.on('error', onStdoutError);
 
   // Command tools (SPEC §15): loaded only when a definition can run; batch never prompts.
-  const runner = hasCommandTools(chat.tools) ? await (await import('../../tools/load.js')).loadToolRunner({ definitions: chat.tools }) : null;
+  const runTools = await openRunTools({ definitions: chat.tools, mcp: chat.mcp, profile: chat.flags.profile, flags: chat.toolLoop, stderr: io.stderr, verbose: chat.verbose });
+  const runner = runTools?.runner ?? null;
   const tools = runner ? await import('../tool-loop-session.js') : null;
   try {
     const summary = await runBatch({
@@ -231,7 +233,7 @@ async function runWithOutput(
         });
         const first = conversation.send(item.prompt, signal, attachments);
         if (!runner || !tools) return yield* first;
-        return yield* tools.runBatchTools(conversation, first, signal, { runner, flags: chat.toolLoop, warn: (line) => warn(`[${String(item.id)}] ${line}`) });
+        return yield* tools.runBatchTools(conversation, first, signal, { runner, flags: runTools?.flags ?? chat.toolLoop, warn: (line) => warn(`[${String(item.id)}] ${line}`) });
       },
       write: async (record) => {
         try {

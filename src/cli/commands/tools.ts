@@ -1,9 +1,12 @@
+import { selectProfile } from '../../config/settings.js';
 import { openConfigStore } from '../../config/store.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { ToolDefinition } from '../../protocol/events.js';
 import { jsonText } from '../../render/json-text.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import { commandOf } from '../../tools/definitions.js';
 import { hasMcpServers, mcpServersOf, serverAllowPatterns } from '../../tools/mcp/sources.js';
+import { isAllowed } from '../../tools/policy.js';
 import type { RunnableTool } from '../../tools/runner.js';
 import type { Io } from '../context.js';
 import type { McpFlags } from '../flags.js';
@@ -29,29 +32,23 @@ interface Listed {
   annotations?: RunnableTool['annotations'];
 }
 
-/** `*` any run of characters, `?` one, over the model-facing name. */
-function globMatches(pattern: string, name: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(name);
-}
-
 function firstLine(text: string | undefined): string {
   return (text ?? '').trim().split('\n')[0] ?? '';
 }
 
 export async function runToolsCommand(options: ToolsCommandOptions, io: Io): Promise<number> {
   const file = openConfigStore().snapshot();
-  const profile = options.profile ?? file['default-profile'];
+  const profile = selectProfile(options.profile, process.env, file);
   const sources = { file, profile, specs: options.mcp.specs, configFile: options.mcp.configFile };
   const servers = hasMcpServers(sources) ? mcpServersOf(sources) : [];
   const allow = [...options.allow, ...serverAllowPatterns(servers)];
-  const isAllowed = (name: string) => allow.some((pattern) => globMatches(pattern, name));
+  const allowed = (name: string) => isAllowed(name, allow);
 
   const listed: Listed[] = [];
   for (const definition of options.definitions ?? []) {
-    const command = (definition as unknown as { 'x-command'?: unknown })['x-command'];
+    const runnable = commandOf(definition) !== undefined;
     const name = definition.function.name;
-    listed.push({ name, source: typeof command === 'string' ? 'command' : 'definition only', description: firstLine(definition.function.description), allowed: typeof command === 'string' && isAllowed(name) });
+    listed.push({ name, source: runnable ? 'command' : 'definition only', description: firstLine(definition.function.description), allowed: runnable && allowed(name) });
   }
   let failed = 0;
   if (servers.length > 0) {
@@ -60,7 +57,7 @@ export async function runToolsCommand(options: ToolsCommandOptions, io: Io): Pro
     try {
       failed = runner.failures.length;
       for (const tool of runner.tools()) {
-        listed.push({ name: tool.name, source: tool.source, description: firstLine(tool.description), allowed: isAllowed(tool.name), annotations: tool.annotations });
+        listed.push({ name: tool.name, source: tool.source, description: firstLine(tool.description), allowed: allowed(tool.name), annotations: tool.annotations });
       }
     } finally {
       await runner.close();

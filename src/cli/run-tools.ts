@@ -1,0 +1,39 @@
+import { selectProfile } from '../config/settings.js';
+import { openConfigStore } from '../config/store.js';
+import type { ToolDefinition } from '../protocol/events.js';
+import { hasCommandTools } from '../tools/definitions.js';
+import { hasMcpServers, mcpServersOf, serverAllowPatterns, type McpSources } from '../tools/mcp/sources.js';
+import type { ToolRunner } from '../tools/runner.js';
+import type { McpFlags, ToolLoopFlags } from './flags.js';
+
+// The runnable tools of one run (SPEC §15): command tools from --tools and the MCP servers of the config,
+// the profile, --mcp-config and --mcp. Decided on the start-up path without loading the tools code; a
+// run with nothing runnable starts nothing.
+
+export interface RunTools {
+  runner: ToolRunner;
+  /** The loop's flags with each MCP server's own `allow` added to --allow. */
+  flags: ToolLoopFlags;
+}
+
+export interface RunToolsInput {
+  definitions?: ToolDefinition[];
+  mcp: McpFlags;
+  /** --profile as given (the environment and default-profile are consulted here). */
+  profile?: string;
+  flags: ToolLoopFlags;
+  stderr: NodeJS.WritableStream;
+  verbose: boolean;
+}
+
+export async function openRunTools(input: RunToolsInput): Promise<RunTools | null> {
+  const file = openConfigStore().snapshot();
+  const sources: McpSources = { file, profile: selectProfile(input.profile, process.env, file), specs: input.mcp.specs, configFile: input.mcp.configFile };
+  const withMcp = hasMcpServers(sources);
+  if (!withMcp && !hasCommandTools(input.definitions)) return null;
+  const servers = withMcp ? mcpServersOf(sources) : [];
+  const { loadToolRunner } = await import('../tools/load.js');
+  const runner = await loadToolRunner({ definitions: input.definitions, mcpServers: servers, stderr: input.stderr, verbose: input.verbose });
+  if (!runner) return null;
+  return { runner, flags: { ...input.flags, allow: [...input.flags.allow, ...serverAllowPatterns(servers)] } };
+}
