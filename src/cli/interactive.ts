@@ -45,6 +45,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   // Command tools (SPEC §15): loaded only when a definition can run; stopped however the chat ends.
   const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
   const runner = runTools?.runner ?? null;
+  if (runTools) conversation.offerRunTools(runTools.offered);
   const toolLoop = runTools ? (await import('./tool-loop-session.js')).chatToolLoop(runTools.runner, runTools.flags) : undefined;
   try {
     return await runInteractiveChat({

@@ -14,6 +14,8 @@ export interface RunTools {
   runner: ToolRunner;
   /** The loop's flags with each MCP server's own `allow` added to --allow. */
   flags: ToolLoopFlags;
+  /** The MCP servers' tools as definitions for the request (command tools are in --tools already). */
+  offered: ToolDefinition[];
 }
 
 export interface RunToolsInput {
@@ -35,5 +37,9 @@ export async function openRunTools(input: RunToolsInput): Promise<RunTools | nul
   const { loadToolRunner } = await import('../tools/load.js');
   const runner = await loadToolRunner({ definitions: input.definitions, mcpServers: servers, stderr: input.stderr, verbose: input.verbose });
   if (!runner) return null;
-  return { runner, flags: { ...input.flags, allow: [...input.flags.allow, ...serverAllowPatterns(servers)] } };
+  const offered: ToolDefinition[] = runner
+    .tools()
+    .filter((tool) => tool.source !== 'command')
+    .map((tool) => ({ type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.inputSchema } }));
+  return { runner, flags: { ...input.flags, allow: [...input.flags.allow, ...serverAllowPatterns(servers)] }, offered };
 }

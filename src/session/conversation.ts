@@ -48,6 +48,8 @@ export interface ConversationDeps {
 export interface GatewayConversationApi extends Conversation {
   /** What send(prompt) would ask the gateway for now: nothing is sent or recorded. */
   request(prompt: string, attachments?: Attachment[]): RequestOptions;
+  /** The run's MCP tools (SPEC §15): offered with every request, never saved (the servers belong to the run). */
+  offerRunTools(tools: ToolDefinition[]): void;
 }
 
 /** The only thing above client/ that talks to the gateway; both renderers drive it. */
@@ -122,6 +124,12 @@ class GatewayConversation implements GatewayConversationApi {
     return this.cid;
   }
 
+  private runTools: ToolDefinition[] = [];
+
+  offerRunTools(tools: ToolDefinition[]): void {
+    this.runTools = tools;
+  }
+
   /** Everything a continuation must send the same way (SPEC §6); null is "none", not "unknown". */
   private savedSettings(): SavedSettings {
     const s = this.settings;
@@ -154,10 +162,15 @@ class GatewayConversation implements GatewayConversationApi {
       maxTokens: settings.maxTokens,
       maxTokensField: this.maxTokensField,
       stream: settings.stream,
-      tools: settings.toolsOff ? undefined : this.deps.tools,
+      tools: settings.toolsOff ? undefined : this.offeredTools(),
       extraBody: settings.extraBody,
       schema: this.deps.answerSchema?.schema,
     };
+  }
+
+  private offeredTools(): ToolDefinition[] | undefined {
+    if (this.runTools.length === 0) return this.deps.tools;
+    return [...(this.deps.tools ?? []), ...this.runTools];
   }
 
   /** `retry`: this prompt asks an earlier turn again (/retry), superseding the one with that id. */

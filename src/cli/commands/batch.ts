@@ -1,3 +1,4 @@
+import type { ToolDefinition } from '../../protocol/events.js';
 import { setMaxListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { createReadStream, statSync } from 'node:fs';
@@ -220,7 +221,7 @@ async function runWithOutput(
             extraBody: settings.extraBody,
           },
           maxTokensField: settings.maxTokensField,
-          tools: chat.tools && wireTools(chat.tools),
+          tools: withRunTools(chat.tools && wireTools(chat.tools), runTools?.offered),
           answerSchema,
           store,
           record: base.save,
@@ -259,4 +260,9 @@ async function runWithOutput(
     pool.close();
     await runner?.close();
   }
+}
+
+/** --tools definitions and the run's MCP tools, as each line's request offers them. */
+function withRunTools(definitions: ToolDefinition[] | undefined, offered: ToolDefinition[] | undefined): ToolDefinition[] | undefined {
+  return offered?.length ? [...(definitions ?? []), ...offered] : definitions;
 }
