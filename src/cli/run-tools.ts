@@ -1,3 +1,4 @@
+import { checkStoredValue, type ConfigFile } from '../config/keys.js';
 import { selectProfile } from '../config/settings.js';
 import { openConfigStore } from '../config/store.js';
 import type { ToolDefinition } from '../protocol/events.js';
@@ -41,5 +42,13 @@ export async function openRunTools(input: RunToolsInput): Promise<RunTools | nul
     .tools()
     .filter((tool) => tool.source !== 'command')
     .map((tool) => ({ type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.inputSchema } }));
-  return { runner, flags: { ...input.flags, allow: [...input.flags.allow, ...serverAllowPatterns(servers)] }, offered };
+  const allow = [...input.flags.allow, ...configAllowPatterns(file, sources.profile), ...serverAllowPatterns(servers)];
+  return { runner, flags: { ...input.flags, allow }, offered };
+}
+
+/** The config's `allow` (the profile's replaces the top level's, like every key): globs over tool names. */
+export function configAllowPatterns(file: ConfigFile, profile: string | undefined): string[] {
+  const stored = (profile === undefined ? undefined : file.profiles?.[profile]?.allow) ?? file.allow;
+  if (stored === undefined) return [];
+  return (checkStoredValue('allow', stored, 'config allow') as string).split(',');
 }

@@ -32,6 +32,8 @@ export interface ConfigValues {
   /** A shell command whose trimmed stdout is the key (SPEC §14); run only when a request needs it. */
   'api-key-cmd'?: string;
   proxy?: string;
+  /** Tools that run without asking (SPEC §15): comma-separated globs over model-facing names. */
+  allow?: string;
 }
 
 /** The top level or one profile: its keys plus per-model entries (SPEC §11). */
@@ -219,6 +221,15 @@ export function parseProxyUrl(raw: string, option: string): string {
   return normalizeProxyUrl(raw, option);
 }
 
+/** `fs__read_*, word_count` → `fs__read_*,word_count`: at least one pattern, none empty. */
+export function parseAllowList(raw: string, option: string): string {
+  const patterns = raw.split(',').map((pattern) => pattern.trim());
+  if (patterns.some((pattern) => pattern === '' || /\s/.test(pattern))) {
+    throw new UsageError(`${option}: expected tool names or globs separated by commas (fs__read_*,word_count), got ${shown(raw)}`);
+  }
+  return patterns.join(',');
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Profile names become JSON object keys: no `__proto__`, nothing a shell would mangle. */
@@ -259,6 +270,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'save', description: 'record conversations: true or false', parse: parseBoolean },
   { key: 'api-key-cmd', description: 'shell command printing the API key (e.g. "pass show gateway"), run when a request needs it', parse: parseApiKeyCommand },
   { key: 'proxy', description: 'HTTP(S) proxy URL (no scheme means http://); default: HTTPS_PROXY / HTTP_PROXY / NO_PROXY', parse: parseProxyUrl },
+  { key: 'allow', description: 'tools that run without asking: comma-separated globs over tool names (fs__read_*,word_count)', parse: parseAllowList },
   { key: 'default-profile', description: 'profile used when none is named', topLevelOnly: true, parse: parseProfileName },
 ];
 

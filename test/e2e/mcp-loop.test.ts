@@ -83,6 +83,26 @@ describe('MCP tools in the loop', () => {
     }
   });
 
+  it('config allow (top level, or a profile\'s in its place) runs the calls it names without --allow; a bad list is exit 2', async () => {
+    const env = ctx.user.env();
+    expect((await runCli(['config', 'set', 'allow', 'fs__read_*, fs__list_*'], { env })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'allow'], { env })).stdout).toBe('fs__read_*,fs__list_*\n');
+    try {
+      const read = await gatechat(['--no-save', '-m', 'agent', '--mcp-config', config, `call fs__read_text_file {"path":"${join(dir, 'note.txt')}"}`]);
+      expect(read.code, read.stderr).toBe(0);
+      expect(read.stdout).toBe('results: hello from the note\n');
+      // A profile's allow replaces the top level's.
+      expect((await runCli(['config', 'set', '--profile', 'strict', 'allow', 'fs__list_*'], { env })).code).toBe(0);
+      const strict = await gatechat(['--no-save', '-p', 'strict', '-m', 'agent', '--mcp-config', config, `call fs__read_text_file {"path":"${join(dir, 'note.txt')}"}`]);
+      expect(strict.stderr).toMatch(/denied fs__read_text_file/);
+      const bad = await runCli(['config', 'set', 'allow', 'fs__read_*,,x'], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/allow: expected tool names or globs separated by commas/);
+    } finally {
+      await runCli(['config', 'unset', 'allow'], { env });
+    }
+  });
+
   it('batch: every line runs its allowed call through the one server; denied ones are said per line', async () => {
     const input = join(ctx.user.home, 'lines.jsonl');
     writeFileSync(input, [`"call fs__read_text_file {\\"path\\":\\"${join(dir, 'note.txt')}\\"}"`, `"call fs__write_file {\\"path\\":\\"${join(dir, 'b.txt')}\\",\\"content\\":\\"x\\"}"`].join('\n') + '\n');

@@ -9,6 +9,7 @@ import { hasMcpServers, mcpServersOf, serverAllowPatterns } from '../../tools/mc
 import { isAllowed } from '../../tools/policy.js';
 import type { RunnableTool } from '../../tools/runner.js';
 import type { Io } from '../context.js';
+import { configAllowPatterns } from '../run-tools.js';
 import type { McpFlags } from '../flags.js';
 
 // `gatechat tools [--json]` (SPEC §15 "Listing"): starts the run's MCP servers, lists every tool the
@@ -41,7 +42,7 @@ export async function runToolsCommand(options: ToolsCommandOptions, io: Io): Pro
   const profile = selectProfile(options.profile, process.env, file);
   const sources = { file, profile, specs: options.mcp.specs, configFile: options.mcp.configFile };
   const servers = hasMcpServers(sources) ? mcpServersOf(sources) : [];
-  const allow = [...options.allow, ...serverAllowPatterns(servers)];
+  const allow = [...options.allow, ...configAllowPatterns(file, profile), ...serverAllowPatterns(servers)];
   const allowed = (name: string) => isAllowed(name, allow);
 
   const listed: Listed[] = [];
