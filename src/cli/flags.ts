@@ -23,6 +23,8 @@ import type { SettingsFlags } from '../config/settings.js';
 export interface McpFlags {
   specs: string[];
   configFile?: string;
+  /** A template's `mcp` front matter (`-T`): its servers, between the config's and --mcp-config's. */
+  template?: { name: string; servers: Record<string, unknown> };
 }
 
 /** Flags after validation: only what the user actually passed is set (so config can fill the rest). */

@@ -31,7 +31,7 @@ export interface RunToolsInput {
 
 export async function openRunTools(input: RunToolsInput): Promise<RunTools | null> {
   const file = openConfigStore().snapshot();
-  const sources: McpSources = { file, profile: selectProfile(input.profile, process.env, file), specs: input.mcp.specs, configFile: input.mcp.configFile };
+  const sources: McpSources = { file, profile: selectProfile(input.profile, process.env, file), specs: input.mcp.specs, configFile: input.mcp.configFile, template: input.mcp.template };
   const withMcp = hasMcpServers(sources);
   if (!withMcp && !hasCommandTools(input.definitions)) return null;
   const servers = withMcp ? mcpServersOf(sources) : [];

@@ -68,7 +68,12 @@ export function applyTemplate(options: ChatModeOptions): ChatModeOptions {
   if (fromFront !== undefined && schema === undefined && options.tools === undefined) {
     schema = readSchemaOption(typeof fromFront === 'string' ? fromFront : JSON.stringify(fromFront), `template ${name}: schema`);
   }
-  return { ...options, flags, schema, template: { ...choice, name, loaded: template } };
+  // The template's tools (SPEC §18): its MCP servers join the run's, its allow adds to --allow.
+  const front = template.front;
+  const mcp = front.mcp === undefined ? options.mcp : { ...options.mcp, template: { name, servers: front.mcp } };
+  const allow = front.allow === undefined ? [] : typeof front.allow === 'string' ? [front.allow] : front.allow;
+  const toolLoop = { ...options.toolLoop, allow: [...options.toolLoop.allow, ...allow] };
+  return { ...options, flags, schema, mcp, toolLoop, template: { ...choice, name, loaded: template } };
 }
 
 /**

@@ -21,6 +21,10 @@ export interface TemplateFront {
   options?: Record<string, unknown>;
   /** One line for `gatechat template list`. */
   description?: string;
+  /** MCP servers for runs of this template, in the `mcpServers` object form (SPEC §15, §18). */
+  mcp?: Record<string, unknown>;
+  /** Tools that run without asking: one glob or a list, added to --allow. */
+  allow?: string | string[];
 }
 
 export interface Template {
@@ -30,7 +34,7 @@ export interface Template {
   body: string;
 }
 
-type Check = 'string' | 'number' | 'mapping' | 'string-or-mapping';
+type Check = 'string' | 'number' | 'mapping' | 'string-or-mapping' | 'string-or-list';
 const FRONT_KEYS: Record<keyof TemplateFront, Check> = {
   model: 'string',
   system: 'string',
@@ -40,6 +44,8 @@ const FRONT_KEYS: Record<keyof TemplateFront, Check> = {
   schema: 'string-or-mapping',
   options: 'mapping',
   description: 'string',
+  mcp: 'mapping',
+  allow: 'string-or-list',
 };
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -49,9 +55,14 @@ function checkValue(name: string, key: string, value: unknown, check: Check): vo
     check === 'string' ? typeof value === 'string'
     : check === 'number' ? typeof value === 'number'
     : check === 'mapping' ? isMapping(value)
+    : check === 'string-or-list' ? typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'))
     : typeof value === 'string' || isMapping(value);
   if (!ok) {
-    const expected = check === 'string-or-mapping' ? 'a string or a mapping' : check === 'mapping' ? 'a mapping' : `a ${check}`;
+    const expected =
+      check === 'string-or-mapping' ? 'a string or a mapping'
+      : check === 'string-or-list' ? 'a string or a list of strings'
+      : check === 'mapping' ? 'a mapping'
+      : `a ${check}`;
     throw new UsageError(`template ${name}: ${key} must be ${expected}`);
   }
 }

@@ -103,6 +103,20 @@ describe('MCP tools in the loop', () => {
     }
   });
 
+  it('a template whose front matter names an MCP server and allow runs the call (-T); a bad allow is exit 2', async () => {
+    const templates = join(ctx.user.env().GATECHAT_CONFIG_DIR!, 'templates');
+    mkdirSync(templates, { recursive: true });
+    const front = ['---', 'model: agent', 'allow: fs__read_text_file', 'mcp:', '  fs:', `    command: ${JSON.stringify(process.execPath)}`, `    args: [${JSON.stringify(FS)}, ${JSON.stringify(dir)}]`, '---'];
+    writeFileSync(join(templates, 'reader.md'), [...front, 'call fs__read_text_file {"path":"{{file}}"}', ''].join('\n'));
+    const result = await gatechat(['--no-save', '-T', 'reader', '-P', `file=${join(dir, 'note.txt')}`]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('results: hello from the note\n');
+    writeFileSync(join(templates, 'broken.md'), ['---', 'allow: {a: 1}', '---', 'hi', ''].join('\n'));
+    const broken = await gatechat(['--no-save', '-T', 'broken']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/template broken: allow must be a string or a list of strings/);
+  });
+
   it('batch: every line runs its allowed call through the one server; denied ones are said per line', async () => {
     const input = join(ctx.user.home, 'lines.jsonl');
     writeFileSync(input, [`"call fs__read_text_file {\\"path\\":\\"${join(dir, 'note.txt')}\\"}"`, `"call fs__write_file {\\"path\\":\\"${join(dir, 'b.txt')}\\",\\"content\\":\\"x\\"}"`].join('\n') + '\n');
