@@ -8,6 +8,14 @@ export interface ResultMeta {
   outcome: TurnOutcomeKind;
 }
 
+const TEXT_PARTS = Symbol('text parts');
+
+/** The parts a result's text is made of, when it came from an accumulator and was not joined yet. */
+export function textPartsOf(result: ChatResult): readonly string[] | undefined {
+  const parts = (result as { [TEXT_PARTS]?: () => string[] })[TEXT_PARTS]?.();
+  return parts;
+}
+
 /** Folds a turn's events into the `--json` object (SPEC §4). */
 export class ResultAccumulator {
   // Parts are joined lazily so thousands of small deltas stay linear.
@@ -84,9 +92,16 @@ export class ResultAccumulator {
     return this.#reasoningParts[0];
   }
 
+  /**
+   * The answer's text is joined only when something reads `text`: `--json` writes a long answer from its
+   * parts (`textPartsOf`), so a 256 MiB answer is never held twice (SPEC §20 limits).
+   */
   result(meta: ResultMeta): ChatResult {
-    return {
-      text: this.text,
+    const parts = () => this.#textParts;
+    const result = {
+      get text(): string {
+        return joined();
+      },
       reasoning: this.reasoning,
       tool_calls: [...this.#toolCalls],
       finish_reason: this.#finish?.reason ?? this.#fallbackFinish(meta.outcome),
@@ -96,6 +111,9 @@ export class ResultAccumulator {
       api: meta.api,
       cid: meta.cid,
     };
+    const joined = () => this.text;
+    Object.defineProperty(result, TEXT_PARTS, { value: parts, enumerable: false });
+    return result;
   }
 
   /**

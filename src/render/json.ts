@@ -1,4 +1,5 @@
 import type { ChatEvent, ChatResult } from '../protocol/events.js';
+import { textPartsOf } from '../protocol/accumulate.js';
 import type { TurnOutcome } from '../session/types.js';
 import type { OneShotRenderer } from './renderer.js';
 import { writeWithBackpressure } from './output.js';
@@ -31,14 +32,36 @@ export function resultObject(
   };
 }
 
+/** Above this, `--json` writes the text from its parts instead of encoding the whole object at once. */
+const STREAMED_TEXT_CHARS = 1024 * 1024;
+/** Stands for the text in the encoded object; JSON keeps it as one escaped string, found and cut there. */
+const TEXT_MARK = '\u0000gatechat-text\u0000';
+
 /** `--json`: nothing until the end, then one object (SPEC §4). */
 export function createJsonRenderer(stdout: GuardedStream, options: JsonOutputOptions = {}): OneShotRenderer {
   return {
     event() {},
     async end(outcome) {
-      await writeWithBackpressure(stdout, `${jsonText(resultObject(outcome, options))}\n`);
+      const parts = options.extract ? undefined : textPartsOf(outcome.result);
+      const length = parts?.reduce((sum, part) => sum + part.length, 0) ?? 0;
+      if (!parts || length < STREAMED_TEXT_CHARS) {
+        await writeWithBackpressure(stdout, `${jsonText(resultObject(outcome, options))}\n`);
+        return;
+      }
+      // A long answer (up to the 256 MiB cap): encoded part by part, so it is never held twice (SPEC §20).
+      const encoded = jsonText(resultObject({ ...outcome, result: withText(outcome.result, TEXT_MARK) }, options));
+      const mark = jsonText(TEXT_MARK);
+      const at = encoded.indexOf(mark);
+      await writeWithBackpressure(stdout, encoded.slice(0, at + 1));
+      for (const part of parts) await writeWithBackpressure(stdout, jsonText(part).slice(1, -1));
+      await writeWithBackpressure(stdout, `${encoded.slice(at + mark.length - 1)}\n`);
     },
   };
+}
+
+/** The result with another text in its place, read field by field so the original text is never joined. */
+function withText(result: TurnOutcome['result'], text: string): TurnOutcome['result'] {
+  return Object.fromEntries(Object.keys(result).map((key) => [key, key === 'text' ? text : result[key as keyof typeof result]])) as unknown as TurnOutcome['result'];
 }
 
 /**

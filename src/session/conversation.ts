@@ -194,7 +194,9 @@ class GatewayConversation implements GatewayConversationApi {
     let firstTokenMs: number | null = null;
     const retainText = this.deps.retainText ?? true;
     const acc = new ResultAccumulator({ keepText: retainText });
-    const spill = cid && !retainText ? new AnswerSpill(this.deps.store!, cid, turnId) : null;
+    // Saved in parts as it streams, whether or not the text is also kept (--json keeps it): a long answer
+    // is never held twice, and never written as one record the size of the answer (SPEC §20 limits).
+    const spill = cid ? new AnswerSpill(this.deps.store!, cid, turnId) : null;
     let outcome: StreamOutcome | undefined;
     let failure: unknown;
     let streamError: ChatEvent | undefined;

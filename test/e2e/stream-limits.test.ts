@@ -1,6 +1,6 @@
 // SPEC §20 "Limits" (issue 22 point 5): a hostile stream ends with exit 6 and one line naming the
 // limit, and the built binary stays under 400 MiB of memory doing it — a gzip bomb included.
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeUserDirs, runCli, type CliResult } from '../helpers/cli.js';
@@ -57,4 +57,26 @@ describe.each(['chat', 'messages'] as const)('limits on %s', (api) => {
     expect(statSync(out).size).toBeGreaterThan(64 * 1024 * 1024);
     expect(result.peakKiB).toBeLessThan(MAX_RSS_KIB);
   }, 120_000);
+
+  it('an endless answer with --json, saved: one object with the whole text up to 256 MiB, the conversation saved in parts, peak RSS under 400 MiB', async () => {
+    const out = join(user.home, `answer-${api}.json`);
+    const result = await runMeasured(['--json', '--base-url', gateway.base, '-m', 'data-forever', '--api', api, '--retries', '0', 'hi'], user.env(), { stdoutTo: out });
+    expect(result.code, result.stderr.slice(-500)).toBe(6);
+    // The object is whole: its text first, then the other fields, and the limit named in its error.
+    const size = statSync(out).size;
+    expect(size).toBeGreaterThan(200 * 1024 * 1024);
+    const fd = openSync(out, 'r');
+    const head = Buffer.alloc(64);
+    const tail = Buffer.alloc(2048);
+    readSync(fd, head, 0, 64, 0);
+    readSync(fd, tail, 0, 2048, size - 2048);
+    closeSync(fd);
+    expect(head.toString()).toMatch(/^\{"text":"x{40}/);
+    expect(tail.toString()).toMatch(/x","reasoning":null,.*"status":"interrupted".*"error":\{"message":"the gateway's answer is over 256 MiB.*"exit_code":6\}\}\n$/s);
+    // Saved as it streamed, in parts: the conversation holds the answer too.
+    const conversations = join(user.dataDir, 'conversations');
+    const saved = readdirSync(conversations).map((name) => statSync(join(conversations, name)).size);
+    expect(Math.max(...saved)).toBeGreaterThan(200 * 1024 * 1024);
+    expect(result.peakKiB).toBeLessThan(MAX_RSS_KIB);
+  }, 180_000);
 });
