@@ -3,22 +3,27 @@
 // leaks nowhere (stderr, stdout, saved files), and memory stays under 400 MiB.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUserDirs, runCli } from '../helpers/cli.js';
 import { ATTACKS, startHostileGateway, type Attack, type HostileGateway } from '../helpers/hostile-gateway.js';
 import { runInPty, visible } from '../helpers/pty.js';
 
 let gateway: HostileGateway;
-let user: ReturnType<typeof makeUserDirs>;
+type User = ReturnType<typeof makeUserDirs>;
 
 beforeAll(async () => {
   gateway = await startHostileGateway();
 });
 afterAll(() => gateway.close());
-beforeEach(() => {
-  user = makeUserDirs();
-});
-afterEach(() => user.cleanup());
+/** Each test its own HOME, config and data dirs: the tests run at once (most of their time is --max-time waits). */
+async function asUser(run: (user: User) => Promise<void>): Promise<void> {
+  const user = makeUserDirs();
+  try {
+    await run(user);
+  } finally {
+    user.cleanup();
+  }
+}
 
 /** Distinctive, so any piece of it found anywhere is a leak. */
 const KEY = 'sk-hostile-4f9c2a7e81d0b3c6-KEYEND';
@@ -75,7 +80,7 @@ function peakKiB(text: string): { peak: number; rest: string } {
 }
 
 /** Every file gatechat wrote for this user (conversations, history, caches). */
-function savedText(): string {
+function savedText(user: User): string {
   const parts: string[] = [];
   const walk = (dir: string): void => {
     if (!existsSync(dir)) return;
@@ -94,43 +99,43 @@ function expectNoKey(where: string, text: string): void {
   for (const piece of KEY_PIECES) expect(text.includes(piece), `${where} holds ${piece}`).toBe(false);
 }
 
-const env = () => ({ ...user.env(), GATECHAT_API_KEY: KEY });
+const env = (user: User) => ({ ...user.env(), GATECHAT_API_KEY: KEY });
 
-describe.each(['chat', 'messages'] as const)('every attack on %s', (api) => {
+describe.concurrent.each(['chat', 'messages'] as const)('every attack on %s', (api) => {
   for (const attack of ATTACKS) {
-    it.skipIf(OPEN_ON_A_TERMINAL.has(attack))(`${attack}, all on a terminal: no escape of the gateway's drawn, no key anywhere, under 400 MiB`, async () => {
-      const result = await runInPty(argsFor(attack, api), { env: env(), wrapper: TIME, timeoutMs: 60_000, columns: 100, rows: 30 });
+    it.skipIf(OPEN_ON_A_TERMINAL.has(attack))(`${attack}, all on a terminal: no escape of the gateway's drawn, no key anywhere, under 400 MiB`, () => asUser(async (user) => {
+      const result = await runInPty(argsFor(attack, api), { env: env(user), wrapper: TIME, timeoutMs: 60_000, columns: 100, rows: 30 });
       const { peak, rest } = peakKiB(result.raw);
       expect(rest).not.toMatch(/internal error/);
       expect(rest).toMatch(ARRIVED[attack]);
       expect(TERMINAL_ATTACK.test(rest), visible(rest).slice(0, 3000)).toBe(false);
       expectNoKey('the terminal', rest);
-      expectNoKey('saved files', savedText());
+      expectNoKey('saved files', savedText(user));
       expect(peak).toBeLessThan(MAX_RSS_KIB);
-    }, 90_000);
+    }), 90_000);
 
-    it(`${attack}, stdout piped and stderr a terminal, -v: nothing drawn from the gateway, no key`, async () => {
+    it(`${attack}, stdout piped and stderr a terminal, -v: nothing drawn from the gateway, no key`, () => asUser(async (user) => {
       const out = join(user.home, 'out.txt');
-      const result = await runInPty(['-v', ...argsFor(attack, api)], { env: env(), wrapper: TIME, timeoutMs: 60_000, stdoutTo: out });
+      const result = await runInPty(['-v', ...argsFor(attack, api)], { env: env(user), wrapper: TIME, timeoutMs: 60_000, stdoutTo: out });
       const { peak, rest } = peakKiB(result.raw);
       expect(rest).not.toMatch(/internal error/);
       expect(rest).toMatch(ARRIVED_ON_STDERR[attack] ?? ARRIVED[attack]);
       expect(TERMINAL_ATTACK.test(rest), visible(rest).slice(0, 3000)).toBe(false);
       expectNoKey('the terminal', rest);
       expectNoKey('stdout', existsSync(out) ? readFileSync(out, 'latin1') : '');
-      expectNoKey('saved files', savedText());
+      expectNoKey('saved files', savedText(user));
       expect(peak).toBeLessThan(MAX_RSS_KIB);
-    }, 90_000);
+    }), 90_000);
 
-    it(`${attack}, piped: no key on stderr or in saved files, under 400 MiB`, async () => {
-      const result = await runCli(argsFor(attack, api), { env: env(), wrapper: ['sh', '-c', 'exec "$@" > /dev/null', 'sh', ...TIME], timeoutMs: 60_000 });
+    it(`${attack}, piped: no key on stderr or in saved files, under 400 MiB`, () => asUser(async (user) => {
+      const result = await runCli(argsFor(attack, api), { env: env(user), wrapper: ['sh', '-c', 'exec "$@" > /dev/null', 'sh', ...TIME], timeoutMs: 60_000 });
       const { peak, rest } = peakKiB(result.stderr);
       expect(rest).not.toMatch(/internal error/);
       expect(result.code).not.toBe(1);
       if (attack !== 'escapes' && attack !== 'escape-headers') expect(rest).toMatch(ARRIVED[attack]);
       expectNoKey('stderr', rest);
-      expectNoKey('saved files', savedText());
+      expectNoKey('saved files', savedText(user));
       expect(peak).toBeLessThan(MAX_RSS_KIB);
-    }, 90_000);
+    }), 90_000);
   }
 });
