@@ -167,3 +167,26 @@ async function answerOnce(r: CompletionRequest, spec: ModelSpec, answer: Answer,
       return sendReply(res, { status: 200, headers: json, body: full() }, gzip);
   }
 }
+
+/**
+ * One request of a Batch API job (SPEC §19), answered whole: the status and JSON body the same
+ * request would have had on its own, non-streamed. Stream faults (cuts, stalls, slow pacing) have
+ * no meaning inside a batch; failures before the answer (fail-*, unknown model, bad fields) do.
+ */
+export function answerWhole(api: Api, body: Record<string, unknown>, flaky: FlakyCounters): { status: number; body: unknown } {
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  };
+  const checked = check(api, body);
+  if (!checked.ok) return { status: checked.status, body: parse(errorReply(api, checked.status, checked.message, { param: checked.param, code: checked.code }).body) };
+  const failure = failureFor(api, checked.spec, body, flaky, 1);
+  if (failure) return { status: failure.status, body: parse(failure.body) };
+  const built = buildAnswer(api, checked.spec.behaviour, body, checked.limit);
+  if (!built.ok) return { status: 400, body: parse(errorReply(api, 400, built.message, { param: built.param }).body) };
+  const ctx: ResponseContext = { id: randomId(api === 'chat' ? 'chatcmpl-' : 'msg_'), model: checked.spec.name, created: Math.floor(Date.now() / 1000) };
+  return { status: 200, body: api === 'chat' ? chatBody(built.answer, ctx) : messagesBody(built.answer, ctx) };
+}

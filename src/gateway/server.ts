@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomId } from './answer.js';
+import { BatchStore, MAX_UPLOAD_BYTES } from './batches.js';
 import { handleCompletion } from './completion.js';
 import { sendReply } from './engine.js';
 import { errorReply, type ErrorReply, type FlakyCounters } from './faults.js';
@@ -22,7 +23,7 @@ const MODELS_CREATED = 1_735_689_600;
 const CONTROL_PATH = '/__gatechat/requests';
 const STATS_PATH = '/__gatechat/stats';
 
-type Route = { kind: 'completion'; api: Api } | { kind: 'models' } | { kind: 'control' } | { kind: 'stats' } | { kind: 'unknown' };
+type Route = { kind: 'completion'; api: Api } | { kind: 'batch' } | { kind: 'models' } | { kind: 'control' } | { kind: 'stats' } | { kind: 'unknown' };
 
 function routeOf(path: string): Route {
   switch (path) {
@@ -37,19 +38,19 @@ function routeOf(path: string): Route {
     case STATS_PATH:
       return { kind: 'stats' };
     default:
-      return { kind: 'unknown' };
+      return BatchStore.owns(path) ? { kind: 'batch' } : { kind: 'unknown' };
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
+function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > limit ? null : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -77,6 +78,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const listenHost = opts.host ?? '127.0.0.1';
   let port = 0; // known once listening, before the first request
   const flaky: FlakyCounters = new Map();
+  const batches = new BatchStore(flaky);
   // Completion requests being answered, and the most at once since the last reset (batch tests
   // check that a client backs off: the gateway's own count is the ground truth).
   const load = { inFlight: 0, peak: 0 };
@@ -86,7 +88,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     const method = req.method ?? 'GET';
     const requestId = randomId('req_');
     const idHeaders = { 'x-request-id': requestId, 'request-id': requestId };
-    const api: Api = route.kind === 'completion' ? route.api : 'chat';
+    const api: Api = route.kind === 'completion' ? route.api : path.startsWith('/v1/messages') ? 'messages' : 'chat';
     // Refused before anything is read or stored: a page rebinding its name to this address, a client
     // without the key (every route needs it, the request log most of all: it holds every prompt).
     if (!hostAllowed(req.headers.host, listenHost, port)) {
@@ -114,7 +116,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       sendReply(res, method === 'GET' ? json(200, stats()) : json(405, { error: { message: `${method} ${path} is not supported; use GET`, type: 'invalid_request_error', param: null, code: null } }));
       return;
     }
-    const raw = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
+    // Batch input files are bigger than any one request: up to the vendors' 200 MB and a little more.
+    const raw = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, route.kind === 'batch' ? MAX_UPLOAD_BYTES : MAX_BODY_BYTES);
     let body: unknown = null;
     let parsed = true;
     if (raw && raw.length > 0) {
@@ -132,6 +135,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     log.add({ method, path, headers: { ...req.headers }, body, model, ...(inFlight !== undefined ? { in_flight: inFlight } : {}) }, raw?.length ?? 0);
 
     const reply = (r: ErrorReply) => sendReply(res, { ...r, headers: { ...r.headers, ...idHeaders } });
+    if (route.kind === 'batch') {
+      reply(batches.handle(method, path, raw, String(req.headers['content-type'] ?? ''), req.headers.host ?? `127.0.0.1:${port}`));
+      return;
+    }
     if (route.kind === 'unknown') {
       reply(errorReply('chat', 404, `gatechat dev gateway: unknown path ${method} ${path} (try /v1/chat/completions, /v1/messages, /v1/models)`, { code: 'not_found' }));
       return;
