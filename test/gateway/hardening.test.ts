@@ -74,7 +74,7 @@ describe('the request log is bounded', () => {
     expect(stats.requests).toBe(1000);
   });
 
-  it('keeps at most 64 MiB of bodies, oldest dropped first', async () => {
+  it('keeps at most 64 MiB of bodies, oldest dropped first', { timeout: 60_000 }, async () => {
     const big = 'x'.repeat(15 * 1024 * 1024);
     for (let i = 0; i < 5; i++) await (await post(open(), 'chat', bodyFor('chat', 'fail-400', `${i}${big}`))).text();
     // 5 × 15 MiB is over 64 MiB: the first is gone, the last four (60 MiB) stay.
