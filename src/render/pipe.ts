@@ -55,7 +55,9 @@ export function createPipeRenderer({ stdout, stderr, showReasoning }: PipeRender
           return;
         }
         case 'tool_call':
-          // Printed at the end from the outcome (the last answer's calls).
+          // Printed at the end from the outcome (the last answer's calls). The reasoning before it is over:
+          // a tool loop's ⚙ line follows on stderr and must start a line of its own.
+          await closeReasoning();
           return;
         case 'usage':
         case 'finish':

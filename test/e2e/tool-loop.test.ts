@@ -38,7 +38,8 @@ describe('command tools in a loop', () => {
         expect(result.code, result.stderr).toBe(0);
         expect(existsSync(ranMarker)).toBe(true);
         expect(result.stdout).toBe('results: got HI THERE\n');
-        expect(result.stderr).toMatch(/⚙ shout \{"text":"hi there"\}/);
+        // On its own line, also after a thinking model's reasoning (which has no newline of its own).
+        expect(result.stderr).toMatch(/^⚙ shout \{"text":"hi there"\}/m);
         expect(result.stderr).toMatch(/✓ \d+\.\d s · 12 B/);
         const sent = requests().slice(before);
         expect(sent).toHaveLength(2);
