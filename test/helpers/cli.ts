@@ -42,7 +42,9 @@ export function makeUserDirs() {
       return { HOME: home, GATECHAT_CONFIG_DIR: join(home, 'config'), GATECHAT_DATA_DIR: join(home, 'data') };
     },
     cleanup() {
-      rmSync(home, { recursive: true, force: true });
+      // A gatechat that is still exiting may be writing its code cache here: retried on ENOTEMPTY (a flake
+      // seen under load in keys-pty), not failed.
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
