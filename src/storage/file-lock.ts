@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createOwnFile, unlinkQuietly } from './own-files.js';
+import { isRunning, startTimeOf } from './process-state.js';
 import { errnoOf, StorageError } from './storage-error.js';
 
 // A lock file beside the file it guards (`config.json.lock`), as git does with `index.lock`: created
@@ -113,12 +114,7 @@ function isStale(path: string, owner: Owner | 'unreadable'): boolean {
   }
   // A pid on another machine (a home directory over NFS) cannot be checked: it is taken as alive.
   if (owner.host !== hostname()) return false;
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return errnoOf(error) === 'ESRCH';
-  }
+  if (!isRunning(owner.pid)) return true;
   const started = startTimeOf(owner.pid);
   return owner.started !== null && started !== null && started !== owner.started;
 }
@@ -148,17 +144,6 @@ function breakStale(path: string, seen: Owner | 'unreadable'): void {
 }
 
 /** Field 22 of /proc/<pid>/stat (clock ticks since boot); null where there is no /proc. */
-function startTimeOf(pid: number): string | null {
-  if (process.platform !== 'linux') return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** The locks guard a few milliseconds of synchronous file work, so waiting for one blocks too. */

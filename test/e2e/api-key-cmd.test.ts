@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { isRunning } from '../helpers/processes.js';
 import { runCli } from '../helpers/cli.js';
 import { runApiKeyCommand } from '../../src/config/api-key-cmd.js';
 import { GatechatError } from '../../src/exit-codes.js';
@@ -97,7 +98,7 @@ describe('runApiKeyCommand limits', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     // The background sleep belonged to the command's process group: it is gone too.
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
   });
 });
 
@@ -110,18 +111,9 @@ describe('runApiKeyCommand at its limit (SPEC §20)', () => {
     await expect(runApiKeyCommand(command, 500)).rejects.toThrow(/did not finish within 0\.5 s/);
     const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
     expect(started).toHaveLength(2);
-    for (const pid of started) await expect.poll(() => isAlive(pid), { timeout: 5000 }).toBe(false);
+    for (const pid of started) await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('api-key-cmd in compare mode', () => {
   it('runs once for the whole run, however many models are compared', async () => {

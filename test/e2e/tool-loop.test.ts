@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
+import { isRunning } from '../helpers/processes.js';
 
 const ctx = useGatewayAndUser();
 
@@ -220,6 +221,6 @@ describe('command tools in a loop', () => {
     expect(result.code, result.stderr).toBe(130);
     expect(Date.now() - started).toBeLessThan(10_000);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    expect(() => process.kill(pid, 0)).toThrow();
+    await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
   });
 });

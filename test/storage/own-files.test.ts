@@ -233,6 +233,24 @@ describe('lockFile', () => {
     lock.release();
   });
 
+  it('a lock whose owner has exited but was never reaped (a zombie) is taken over', async () => {
+    if (process.platform !== 'linux') return;
+    const target = join(dir, 'out.jsonl');
+    // The shell starts a short sleep and then becomes a long one, which never waits for it: the short one exits and stays
+    // a zombie, as a gatechat orphaned under a PID 1 that does not reap (some containers) does.
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      await expect.poll(() => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 5000 }).toBe('Z');
+      writeFileSync(`${target}.lock`, JSON.stringify({ pid, host: hostname(), started: null, nonce: 'zombie' }));
+      const lock = lockFile(target, { waitMs: 0, what: 'the output' });
+      expect(JSON.parse(readFileSync(`${target}.lock`, 'utf8')).pid).toBe(process.pid);
+      lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
   it('a pid reused by another program does not hold the lock (its start time differs)', () => {
     const target = join(dir, 'out.jsonl');
     writeFileSync(`${target}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), started: '1', nonce: 'old' }));
