@@ -37,7 +37,10 @@ const esbuilt = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-  define: { __GATECHAT_VERSION__: JSON.stringify(pkg.version) },
+  // React and its reconciler pick their development builds at run time unless NODE_ENV says otherwise:
+  // those are slower, and React 19's keep every render's props in performance measures that are never
+  // cleared (an endless answer on a terminal grew the heap by ~10 MB/s). Production builds only.
+  define: { __GATECHAT_VERSION__: JSON.stringify(pkg.version), 'process.env.NODE_ENV': '"production"' },
   // Ink imports react-devtools-core only when DEV is set; it is not a dependency.
   external: ['react-devtools-core'],
   chunkNames: 'chunks/[name]-[hash]',

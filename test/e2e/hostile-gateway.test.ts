@@ -54,13 +54,6 @@ const ARRIVED: Record<Attack, RegExp> = {
 /** Stdout piped, -v: what the terminal (stderr) shows of the attacks whose payload is the answer. */
 const ARRIVED_ON_STDERR: Partial<Record<Attack, RegExp>> = { escapes: /thinking/, 'escape-headers': /x-request-id: req/ };
 
-/**
- * Open, measured here and left to the renderer's owner: the live Ink view of a one-shot on a terminal
- * holds and re-lays out the whole answer, so 3 s of an endless 64 KiB-per-event answer peaks at ~1.8 GB
- * (piped, the same attack stays under 100 MiB). Not asserted until the view bounds what it keeps.
- */
-const OPEN_ON_A_TERMINAL: ReadonlySet<Attack> = new Set(['data-forever']);
-
 /** Attacks that never end by themselves: --max-time 3 ends them. */
 const ENDLESS: ReadonlySet<Attack> = new Set(['keep-alive-forever', 'data-forever', 'tool-args-forever', 'silent']);
 
@@ -103,7 +96,7 @@ const env = (user: User) => ({ ...user.env(), GATECHAT_API_KEY: KEY });
 
 describe.concurrent.each(['chat', 'messages'] as const)('every attack on %s', (api) => {
   for (const attack of ATTACKS) {
-    it.skipIf(OPEN_ON_A_TERMINAL.has(attack))(`${attack}, all on a terminal: no escape of the gateway's drawn, no key anywhere, under 400 MiB`, () => asUser(async (user) => {
+    it(`${attack}, all on a terminal: no escape of the gateway's drawn, no key anywhere, under 400 MiB`, () => asUser(async (user) => {
       const result = await runInPty(argsFor(attack, api), { env: env(user), wrapper: TIME, timeoutMs: 60_000, columns: 100, rows: 30 });
       const { peak, rest } = peakKiB(result.raw);
       expect(rest).not.toMatch(/internal error/);

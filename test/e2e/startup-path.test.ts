@@ -184,6 +184,20 @@ describe('what each path loads', () => {
     expect(tagged(loaded, 'http', 'ink', 'react', 'markdown')).toEqual([]);
   });
 
+  it('the bundle holds React\'s production builds only, chosen at build time', () => {
+    // React picks its development build at run time when NODE_ENV is unset: slower, and it keeps every
+    // render's props in performance measures that are never cleared (the heap grew ~10 MB/s under an
+    // endless answer on a terminal). The build sets NODE_ENV, so neither the choice nor the build remains.
+    const sources = readdirSync(join(repoRoot, 'dist', 'chunks'))
+      .filter((f) => f.endsWith('.cjs'))
+      .map((f) => readFileSync(join(repoRoot, 'dist', 'chunks', f), 'utf8'));
+    expect(sources.some((source) => /react\.(transitional\.)?element/.test(source))).toBe(true);
+    for (const source of sources) {
+      expect(source).not.toContain('process.env.NODE_ENV');
+      expect(source).not.toContain('Each child in a list should have a unique');
+    }
+  });
+
   it('the markers do recognise Ink, React, Markdown and HTTP code (so the checks above can fail)', async () => {
     // Import every chunk of the bundle under the same hook: each library must be found somewhere.
     const chunks = readdirSync(join(repoRoot, 'dist', 'chunks')).filter((f) => f.endsWith('.cjs'));

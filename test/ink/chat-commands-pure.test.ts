@@ -92,7 +92,7 @@ describe('commands', () => {
 
 describe('the status line while an answer streams', () => {
   const live = (over: Partial<LiveTurn>): LiveTurn => ({
-    startedAt: 0, firstTokenAt: null, pending: '', text: '', reasoning: '', reasoningDone: false, toolCalls: [], usage: null, deltas: 0, lastTokenAt: null, ...over,
+    startedAt: 0, firstTokenAt: null, pending: '', pendingJoined: false, text: '', reasoning: '', reasoningDone: false, toolCalls: [], usage: null, deltas: 0, lastTokenAt: null, ...over,
   });
 
   it('counts this turn\'s tokens and seconds, and says how long it has waited after 3 s of silence', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatReducer, initialChat, pastTurnItems, type ChatState } from '../../src/render/ink/chat-state.js';
+import { chatReducer, initialChat, LIVE_PENDING_MAX, pastTurnItems, type ChatState } from '../../src/render/ink/chat-state.js';
 import { emptyBatch, type DeltaBatch } from '../../src/render/ink/delta-batch.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 
@@ -30,6 +30,47 @@ describe('chat reducer', () => {
     expect(s.live).toBeNull();
     expect(s.items.filter((i) => i.kind === 'answer').map((i) => (i.kind === 'answer' ? i.text : ''))).toEqual(['First.\n\n', 'Sec']);
     expect(s.last).toMatchObject({ input_tokens: 3, output_tokens: 7, seconds: 1.5 });
+  });
+
+  it('an answer with no place to split (one endless line) still leaves the live region in bounded pieces, joined, nothing lost', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    const line = 'x'.repeat(200 * 1024);
+    for (let i = 0; i < line.length; i += 50_000) s = chatReducer(s, { type: 'batch', batch: batch({ text: line.slice(i, i + 50_000) }), now: 1 });
+    expect(s.live!.pending.length).toBeLessThanOrEqual(LIVE_PENDING_MAX);
+    const answers = s.items.filter((i) => i.kind === 'answer');
+    expect(answers.length).toBeGreaterThan(1);
+    for (const item of answers) expect(item.kind === 'answer' && item.text.length).toBeLessThanOrEqual(LIVE_PENDING_MAX);
+    expect(answers.slice(1).every((i) => i.kind === 'answer' && i.joined)).toBe(true);
+    expect(answers.map((i) => (i.kind === 'answer' ? i.text : '')).join('') + s.live!.pending).toBe(line);
+  });
+
+  it('a long code block cut for size is closed and reopened, so each piece renders as code', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    const body = Array.from({ length: 4000 }, (_, i) => `const line${i} = ${i};`).join('\n');
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: '~~~ts\n' + body }), now: 1 });
+    const pieces = s.items.filter((i) => i.kind === 'answer').map((i) => (i.kind === 'answer' ? i.text : ''));
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) {
+      expect(piece.startsWith('~~~ts\n')).toBe(true);
+      expect(piece.endsWith('\n~~~\n')).toBe(true);
+    }
+    expect(s.live!.pending.startsWith('~~~ts\n')).toBe(true);
+    const code = [...pieces.map((p) => p.slice('~~~ts\n'.length, -'\n~~~\n'.length)), s.live!.pending.slice('~~~ts\n'.length)];
+    expect(code.join('\n')).toBe(body);
+  });
+
+  it('what <Static> printed lets its text go (an answer is not held twice); later items and the live turn are untouched', () => {
+    let s = start(initialChat({ showReasoning: true }));
+    s = chatReducer(s, { type: 'batch', batch: batch({ reasoning: 'think', text: 'First.\n\nSec' }), now: 1 });
+    const printed = s.items.at(-1)!.id;
+    s = chatReducer(s, { type: 'batch', batch: batch({ text: 'ond.\n\nThird' }), now: 2 });
+    const ids = s.items.map((i) => i.id);
+    s = chatReducer(s, { type: 'forget-printed', through: printed });
+    const texts = s.items.map((i) => ('text' in i ? i.text : ''));
+    expect(texts).toEqual(['hi', '', '', 'Second.\n\n']);
+    expect(s.items.map((i) => i.id)).toEqual(ids);
+    expect(s.live!.pending).toBe('Third');
+    expect(chatReducer(s, { type: 'forget-printed', through: printed })).toBe(s);
   });
 
   it('keeps the partial text of a cancelled answer and marks it cancelled', () => {

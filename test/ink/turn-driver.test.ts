@@ -6,7 +6,7 @@ import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 import type { DeltaBatch } from '../../src/render/ink/delta-batch.js';
 import { openInputHistory } from '../../src/render/ink/input-history.js';
-import { driveTurn } from '../../src/render/ink/turn-driver.js';
+import { driveTurn, MAX_BATCH_CHARS } from '../../src/render/ink/turn-driver.js';
 
 const done = { status: 'complete' } as TurnOutcome;
 
@@ -24,6 +24,33 @@ describe('driveTurn', () => {
     expect(batches.length).toBeLessThan(5);
     expect(batches.map((b) => b.text).join('')).toBe(Array.from({ length: 500 }, (_, i) => `t${i} `).join(''));
     expect(batches.at(-1)?.usage).toEqual({ input_tokens: 1, output_tokens: 500 });
+  });
+
+  it('a stream faster than the view draws is read at the view\'s pace: no batch holds more than MAX_BATCH_CHARS and one event', async () => {
+    let pulled = 0;
+    let delivered = 0;
+    let aheadMost = 0;
+    const event = 'x'.repeat(64 * 1024);
+    async function* flood(): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+      for (let i = 0; i < 100; i++) {
+        // What the driver has read beyond what it handed over, each time it asks for more.
+        aheadMost = Math.max(aheadMost, pulled - delivered);
+        pulled += event.length;
+        yield { type: 'text', delta: event };
+      }
+      return done;
+    }
+    const sizes: number[] = [];
+    await driveTurn(flood(), {
+      batchMs: 5,
+      onBatch: (b) => {
+        sizes.push(b.text.length);
+        delivered += b.text.length;
+      },
+    });
+    expect(delivered).toBe(100 * event.length);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MAX_BATCH_CHARS + event.length);
+    expect(aheadMost).toBeLessThanOrEqual(MAX_BATCH_CHARS + event.length);
   });
 
   it('flushes on a timer while a slow stream is still running', async () => {

@@ -28,6 +28,7 @@ import { StaticEntry } from './StaticEntry.js';
 import { useBracketedPaste } from './use-bracketed-paste.js';
 import { useChatKeys } from './use-chat-keys.js';
 import { useEditorHandoff, type EditorRun } from './use-editor-handoff.js';
+import { useForgetPrinted } from './use-forget-printed.js';
 import { useLeaving } from './use-leaving.js';
 import { usePendingAttachments } from './use-pending-attachments.js';
 import { useSyncReducer } from './use-sync-reducer.js';
@@ -67,6 +68,7 @@ export function ChatApp(props: ChatAppProps) {
   const [chat, dispatch, chatRef] = useSyncReducer(chatReducer, () =>
     initialChat({ showReasoning: props.showReasoning, banner: chatBanner(conversation, props.version), history: pastTurnItems(conversation.turns) }),
   );
+  useForgetPrinted(chat.items, dispatch);
   const [input, dispatchInput, inputRef] = useSyncReducer(inputReducer, () => initialInput(history.entries));
   const [hint, setHint] = useState<string | null>(null);
   const notice = useCallback((text: string, tone: NoticeTone) => dispatch({ type: 'notice', text, tone }), [dispatch]);

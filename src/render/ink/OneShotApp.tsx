@@ -11,6 +11,7 @@ import { loadMarkdown } from './markdown-loader.js';
 import { StaticEntry } from './StaticEntry.js';
 import { driveTurn } from './turn-driver.js';
 import { useRawInput } from './use-raw-input.js';
+import { useForgetPrinted } from './use-forget-printed.js';
 import { useSyncReducer } from './use-sync-reducer.js';
 import { useTerminalSize } from './use-terminal-size.js';
 
@@ -37,6 +38,7 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNo
   const { write: writeStderr } = useStderr();
   const { columns, rows } = useTerminalSize();
   const [chat, dispatch] = useSyncReducer(chatReducer, () => initialChat({ showReasoning: true }));
+  useForgetPrinted(chat.items, dispatch);
   const controller = useRef(new AbortController());
   const outcomeRef = useRef<TurnOutcome | null>(null);
   const reasoning = useRef({ text: '', written: false });

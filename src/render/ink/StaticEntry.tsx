@@ -38,7 +38,7 @@ export function StaticEntry({ item, width, color }: { item: StaticItem; width: n
       // from splitting it again (a little slack for width measures that differ on emoji).
       const widest = Math.max(...text.split('\n').map(visibleWidth));
       return (
-        <Box paddingLeft={2} marginTop={1}>
+        <Box paddingLeft={2} marginTop={item.joined ? 0 : 1}>
           <Box width={widest > width - 2 ? widest + 2 : width - 2} flexShrink={0}>
             <Text>{text}</Text>
           </Box>

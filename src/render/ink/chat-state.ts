@@ -1,13 +1,14 @@
 import type { ToolCall } from '../../protocol/events.js';
 import type { FinishedTurn, TurnOutcome, TurnStatus } from '../../session/types.js';
 import type { DeltaBatch } from './delta-batch.js';
-import { findLastSafeSplitPoint } from './markdown-split.js';
+import { cutForSize, findLastSafeSplitPoint } from './markdown-split.js';
 
 /** Something already printed above the live region (rendered once by <Static>, never again). */
 export type StaticItem =
   | { id: number; kind: 'banner'; text: string }
   | { id: number; kind: 'prompt'; text: string }
-  | { id: number; kind: 'answer'; text: string }
+  /** `joined`: cut from the piece before it for size (no blank line between them). */
+  | { id: number; kind: 'answer'; text: string; joined?: boolean }
   | { id: number; kind: 'reasoning'; text: string }
   | { id: number; kind: 'reasoning-collapsed'; lines: number }
   | { id: number; kind: 'tool'; call: ToolCall }
@@ -21,6 +22,8 @@ export interface LiveTurn {
   firstTokenAt: number | null;
   /** Text not yet moved to <Static>: at most the block being written. */
   pending: string;
+  /** The pending text continues a piece cut for size: it follows it with no blank line. */
+  pendingJoined: boolean;
   /** The whole answer so far (for /copy after a cancel). */
   text: string;
   reasoning: string;
@@ -63,6 +66,8 @@ export type ChatAction =
   | { type: 'notice'; text: string; tone: NoticeTone }
   | { type: 'toggle-reasoning'; show?: boolean }
   | { type: 'arm-exit'; armed: boolean }
+  /** <Static> printed the items up to this id: their answer and reasoning text is let go. */
+  | { type: 'forget-printed'; through: number }
   | { type: 'reset'; banner?: string };
 
 export function initialChat(options: { showReasoning: boolean; banner?: string; history?: ReadonlyArray<NewItem> }): ChatState {
@@ -88,6 +93,28 @@ function reasoningItems(reasoning: string, show: boolean): NewItem[] {
   return show ? [{ kind: 'reasoning', text: trimmed }] : [{ kind: 'reasoning-collapsed', lines: trimmed.split('\n').length }];
 }
 
+/**
+ * The most text the live region holds. It is rendered again on every batch, so an answer with no
+ * safe split point (one endless line, a huge code block) would cost more per batch as it grows; past
+ * this it is cut for size (markdown-split.ts cutForSize) and printed like a finished block.
+ */
+export const LIVE_PENDING_MAX = 32 * 1024;
+
+/**
+ * <Static> prints an item once and never again, so what it printed need not be kept: a long answer
+ * (or a hostile endless one) would otherwise stay in memory as items beside the copy the conversation
+ * keeps. Ids stay, so <Static> still knows how many it printed.
+ */
+function forgetPrinted(state: ChatState, through: number): ChatState {
+  const big = (item: StaticItem) => (item.kind === 'answer' || item.kind === 'reasoning') && item.id <= through && item.text !== '';
+  if (!state.items.some(big)) return state;
+  return { ...state, items: state.items.map((item) => (big(item) ? { ...item, text: '' } : item)) };
+}
+
+function answerItem(text: string, joined: boolean): NewItem {
+  return joined ? { kind: 'answer', text, joined } : { kind: 'answer', text };
+}
+
 function applyBatch(state: ChatState, batch: DeltaBatch, now: number): ChatState {
   const live = state.live;
   if (!live) return state;
@@ -106,8 +133,15 @@ function applyBatch(state: ChatState, batch: DeltaBatch, now: number): ChatState
     next.pending += batch.text;
     const split = findLastSafeSplitPoint(next.pending);
     if (split > 0) {
-      out.push({ kind: 'answer', text: next.pending.slice(0, split) });
+      out.push(answerItem(next.pending.slice(0, split), next.pendingJoined));
       next.pending = next.pending.slice(split);
+      next.pendingJoined = false;
+    }
+    while (next.pending.length > LIVE_PENDING_MAX) {
+      const { head, rest } = cutForSize(next.pending, LIVE_PENDING_MAX);
+      out.push(answerItem(head, next.pendingJoined));
+      next.pending = rest;
+      next.pendingJoined = true;
     }
   }
   if (batch.toolCalls.length) next.toolCalls = [...next.toolCalls, ...batch.toolCalls];
@@ -126,7 +160,7 @@ function endTurn(state: ChatState, outcome: TurnOutcome, now: number, errorLine:
   if (!live) return state;
   const out: NewItem[] = [];
   if (!live.reasoningDone) out.push(...reasoningItems(live.reasoning, state.showReasoning));
-  if (live.pending.trim()) out.push({ kind: 'answer', text: live.pending });
+  if (live.pending.trim()) out.push(answerItem(live.pending, live.pendingJoined));
   for (const call of live.toolCalls) out.push({ kind: 'tool', call });
   if (outcome.status !== 'complete') {
     const line = outcome.status === 'cancelled' ? undefined : (errorLine ?? outcome.error?.message);
@@ -184,6 +218,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         startedAt: action.now,
         firstTokenAt: null,
         pending: '',
+        pendingJoined: false,
         text: '',
         reasoning: '',
         reasoningDone: false,
@@ -209,6 +244,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       }
       return push(next, { kind: 'notice', tone: 'dim', text: `reasoning ${show ? 'shown' : 'folded'} (Ctrl-R toggles)` });
     }
+    case 'forget-printed':
+      return forgetPrinted(state, action.through);
     case 'arm-exit':
       return state.exitArmed === action.armed ? state : { ...state, exitArmed: action.armed };
     case 'reset':

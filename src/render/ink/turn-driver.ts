@@ -4,6 +4,14 @@ import { addEvent, emptyBatch, isEmptyBatch, type DeltaBatch } from './delta-bat
 
 export const BATCH_MS = 30;
 
+/**
+ * Text a batch gathers before the driver hands it over at once and waits one batch interval before
+ * reading on. A stream faster than a terminal can draw (a hostile gateway's endless answer) is then
+ * read at the pace the view draws it, its bytes waiting in the socket, instead of piling up in memory
+ * and in one huge render. About 8 MB/s, far above any model's pace.
+ */
+export const MAX_BATCH_CHARS = 256 * 1024;
+
 export interface DriveOptions {
   onBatch(batch: DeltaBatch): void;
   batchMs?: number;
@@ -47,6 +55,11 @@ export async function driveTurn(
         const wait = waitForText;
         waitForText = undefined;
         await wait();
+      }
+      if (batch.text.length + batch.reasoning.length >= MAX_BATCH_CHARS) {
+        flush();
+        await new Promise((resolve) => setTimeout(resolve, batchMs));
+        continue;
       }
       timer ??= setTimeout(flush, batchMs);
     }
