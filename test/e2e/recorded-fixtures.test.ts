@@ -92,9 +92,10 @@ describe('recorded gateway responses through the built binary', () => {
     });
     if (/\.sse$/.test(file)) {
       it(`${file}: identical when re-chunked at random byte boundaries and with CRLF`, async () => {
-        // Byte-level splits of every size are covered exhaustively in test/protocol; here the whole
-        // binary sees pieces of 1–7, 1–64 and 1–13 bytes, splitting UTF-8 sequences and CRLF pairs.
-        for (const variant of [{ seed: 1, maxChunk: 7 }, { seed: 7, maxChunk: 64 }, { seed: 42, maxChunk: 13 }, { crlf: true }, { crlf: true, seed: 3, maxChunk: 5 }]) {
+        // Byte-level splits of every size are covered exhaustively in test/protocol (in process); here
+        // the whole binary sees pieces of 1–7 bytes, and CRLF in pieces of 1–5, splitting UTF-8
+        // sequences and CRLF pairs. (Three more variants here cost CI ~30 s and found nothing those miss.)
+        for (const variant of [{ seed: 1, maxChunk: 7 }, { crlf: true, seed: 3, maxChunk: 5 }]) {
           const { expected: exp, result, isMessages } = await replay(file, variant);
           checkAnswer(file, exp, result, isMessages);
         }
