@@ -14,6 +14,7 @@ import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
 import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
 import { openRunTools } from './run-tools.js';
+import type { ToolViewHooks } from '../render/ink/approval.js';
 
 /** Aborts the turn on SIGINT / SIGTERM and remembers which, for the exit code (130 / 143). */
 export function interruptOnSignals(controller: AbortController): { signalExitCode(): ExitCodeValue | null; dispose(): void } {
@@ -85,6 +86,9 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   let outcome: TurnOutcome;
   const liveView = options.output === 'auto' && !options.extract && Boolean(io.stdout.isTTY) && !isDumbTerminal();
   const tools = runner ? await import('./tool-loop-session.js') : null;
+  // The live view lends the loop its prompt and its way of printing lines (writing to the terminal
+  // behind Ink's back would tear its frame); bound when the view mounts, before the first request.
+  let viewTools: ToolViewHooks | null = null;
   // Every request of the prompt: the first, and with runnable tools the loop's follow-ups.
   const turn = (signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> => {
     const first = conversation.send(prompt, signal, attachments);
@@ -94,9 +98,11 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
       flags: runTools?.flags ?? options.toolLoop,
       stderr,
       jsonl: options.output === 'jsonl' ? stdout : undefined,
-      // SPEC §15: a terminal's user approves each call, when stdin and stderr are terminals. The live
-      // view (stdout a terminal) owns the keyboard and has no prompt yet: there only --allow decides.
+      // SPEC §15: a terminal's user approves each call: on stderr when stdin and stderr are terminals,
+      // in the live view when stdout is one too (it owns the keyboard then). No keys: --allow decides.
       terminal: io.stdin.isTTY && io.stderr.isTTY && !liveView ? (io.stdin as NodeJS.ReadStream) : undefined,
+      ask: liveView && io.stdin.isTTY ? (call, source) => viewTools!.ask(call, source) : undefined,
+      say: liveView ? (line) => (viewTools ? viewTools.say(line) : void stderr.write(`${line}\n`)) : undefined,
       quiet: options.quiet,
       verbose: options.verbose,
     });
@@ -116,6 +122,9 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
         showReasoning: options.showReasoning,
         quiet: options.quiet,
         showRetryNotices,
+        bindToolHooks: (hooks) => {
+          viewTools = hooks;
+        },
       });
     } else {
       const renderer =

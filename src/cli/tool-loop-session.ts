@@ -20,6 +20,8 @@ export interface OneShotToolOptions {
   jsonl?: GuardedStream;
   /** Asks the user about one call (a terminal); absent: scripts, which never prompt. */
   ask?: (call: ToolCall, source: string) => Promise<'y' | 'a' | 'n' | 'esc'>;
+  /** Prints one line of the loop's (a call, its outcome, a denial); default: a line on stderr. */
+  say?: (line: string) => void;
   quiet: boolean;
   verbose: boolean;
   /** The terminal to ask on (stdin and stderr are terminals, no live view draws): else scripts' rules. */
@@ -57,7 +59,7 @@ export function runOneShotTools(
   const { stderr } = options;
   const sessionAllowed = new Set<string>();
   const ask = options.ask ?? (options.terminal ? terminalAsk(options.terminal, stderr) : undefined);
-  const say = (line: string): void => void stderr.write(`${line}\n`);
+  const say = options.say ?? ((line: string): void => void stderr.write(`${line}\n`));
   return runToolLoop(conversation, first, signal, {
     runner: options.runner,
     maxSteps: options.flags.maxSteps,

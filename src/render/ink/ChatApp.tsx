@@ -28,6 +28,7 @@ import { StaticEntry } from './StaticEntry.js';
 import { useBracketedPaste } from './use-bracketed-paste.js';
 import { useChatKeys } from './use-chat-keys.js';
 import { useEditorHandoff, type EditorRun } from './use-editor-handoff.js';
+import { approvalPrompt } from './approval.js';
 import { useForgetPrinted } from './use-forget-printed.js';
 import { useLeaving } from './use-leaving.js';
 import { usePendingAttachments } from './use-pending-attachments.js';
@@ -92,9 +93,7 @@ export function ChatApp(props: ChatAppProps) {
         setHint(null);
         resolve(key);
       };
-      const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
-      const shown = args.length > 200 ? `${args.slice(0, 200)}…` : args;
-      setHint(sanitizeForTerminal(`⚙ ${call.name} (${source}) ${shown} — y run once · a allow for this session · n deny · Esc cancel`));
+      setHint(approvalPrompt(call, source));
     });
   const requestExit = () => requestLeave(cancelTurn);
   const pending = usePendingAttachments(props.attachments, notice, props.fetchUrl);

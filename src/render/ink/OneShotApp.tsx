@@ -1,8 +1,9 @@
-import { useEffect, useRef } from 'react';
-import { Box, Static, useApp, useStderr } from 'ink';
+import { useEffect, useRef, useState } from 'react';
+import { Box, Static, Text, useApp, useStderr } from 'ink';
 import type { ChatEvent } from '../../protocol/events.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { sanitizeForTerminal } from '../terminal-text.js';
+import { approvalKeyOf, approvalPrompt, type ApprovalKey, type ToolViewHooks } from './approval.js';
 import { chatReducer, initialChat, type StaticItem } from './chat-state.js';
 import type { DeltaBatch } from './delta-batch.js';
 import { decodeKeys } from './keys.js';
@@ -24,6 +25,11 @@ export interface OneShotAppProps {
   keys: boolean;
   /** Retry notices are written through Ink, above the live region (see cli/context.ts). */
   showRetryNotices?: (show: (line: string) => void) => void;
+  /**
+   * Hands the tool loop (SPEC §15) this view's approval prompt and a way to print its lines above the
+   * live region, before the turn starts. The prompt needs keys: without them the loop asks nothing.
+   */
+  bindToolHooks?: (hooks: ToolViewHooks) => void;
   onDone(outcome: TurnOutcome): void;
 }
 
@@ -33,7 +39,7 @@ const DIM = (text: string, color: boolean) => (color ? `\u001B[2m${text}\u001B[2
  * One turn on a terminal: spinner, live Markdown, tool calls. Only the answer and tool calls reach
  * stdout; reasoning goes to stderr (SPEC §4), written before the answer that follows it.
  */
-export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNotices, onDone }: OneShotAppProps) {
+export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNotices, bindToolHooks, onDone }: OneShotAppProps) {
   const { exit } = useApp();
   const { write: writeStderr } = useStderr();
   const { columns, rows } = useTerminalSize();
@@ -43,9 +49,21 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNo
   const outcomeRef = useRef<TurnOutcome | null>(null);
   const reasoning = useRef({ text: '', written: false });
 
+  // A tool call waiting for y / a / n / Esc: the prompt shown below the answer, and who gets the key.
+  const [approval, setApproval] = useState<string | null>(null);
+  const answerApproval = useRef<((key: ApprovalKey) => void) | null>(null);
+
   useRawInput((raw) => {
     for (const key of decodeKeys(raw)) {
-      if (key.kind === 'escape' || (key.kind === 'ctrl' && key.key === 'c')) controller.current.abort();
+      const ctrlC = key.kind === 'ctrl' && key.key === 'c';
+      const answer = answerApproval.current;
+      if (answer) {
+        // Esc answers the question (the loop cancels the turn); Ctrl-C answers it and cancels too.
+        const chosen = ctrlC ? 'esc' : approvalKeyOf(key);
+        if (chosen) answer(chosen);
+        if (!ctrlC) continue;
+      }
+      if (key.kind === 'escape' || ctrlC) controller.current.abort();
     }
   }, keys);
 
@@ -59,6 +77,19 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNo
 
   useEffect(() => {
     showRetryNotices?.((line) => writeStderr(`${line}\n`));
+    bindToolHooks?.({
+      say: (line) => writeStderr(`${sanitizeForTerminal(line)}\n`),
+      ask: (call, source) =>
+        new Promise<ApprovalKey>((resolve) => {
+          if (!keys) return resolve('n');
+          answerApproval.current = (key) => {
+            answerApproval.current = null;
+            setApproval(null);
+            resolve(key);
+          };
+          setApproval(approvalPrompt(call, source));
+        }),
+    });
     dispatch({ type: 'turn-start', prompt: '', now: Date.now() });
     const onBatch = (batch: DeltaBatch) => {
       if (batch.reasoning && !reasoning.current.written) reasoning.current.text += batch.reasoning;
@@ -85,6 +116,8 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNo
     }
   }, [chat, exit, onDone]);
 
+  // The prompt wraps on a narrow window: the answer above it gives up as many rows (and the margin).
+  const approvalRows = approval ? 1 + Math.ceil(approval.length / Math.max(10, columns - 2)) : 0;
   const visible = (item: StaticItem) => item.kind === 'answer' || item.kind === 'tool';
   const live = chat.live;
   return (
@@ -93,7 +126,12 @@ export function OneShotApp({ run, color, showReasoning, quiet, keys, showRetryNo
         {(item) => (visible(item) ? <StaticEntry key={item.id} item={item} width={columns} color={color} /> : <Box key={item.id} />)}
       </Static>
       {live && !(quiet && live.firstTokenAt === null) && (
-        <LiveTurnView live={live} showReasoning={showReasoning} width={columns} maxLines={Math.max(3, rows - 2)} color={color} />
+        <LiveTurnView live={live} showReasoning={showReasoning} width={columns} maxLines={Math.max(3, rows - 2 - approvalRows)} color={color} />
+      )}
+      {approval && (
+        <Box paddingLeft={2} marginTop={1}>
+          <Text color={color ? 'yellow' : undefined}>{approval}</Text>
+        </Box>
       )}
     </Box>
   );

@@ -11,6 +11,7 @@ import { ChatApp } from './ChatApp.js';
 import type { ModelCatalog, TemplateShelf } from './slash-commands.js';
 import { openInputHistory } from './input-history.js';
 import { OneShotApp } from './OneShotApp.js';
+import type { ToolViewHooks } from './approval.js';
 import { loadMarkdown } from './markdown-loader.js';
 import { footerText } from '../footer.js';
 import { CompareApp } from './CompareApp.js';
@@ -115,6 +116,8 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
 
 export interface OneShotTtyOptions {
   run: (signal: AbortSignal) => AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  /** The tool loop's approval prompt and lines, through this view (OneShotApp). */
+  bindToolHooks?: (hooks: ToolViewHooks) => void;
   model: string;
   api: Api;
   color: boolean;
@@ -141,6 +144,7 @@ export async function renderOneShotTty(opts: OneShotTtyOptions): Promise<TurnOut
       quiet={opts.quiet}
       keys={Boolean(stdin.isTTY)}
       showRetryNotices={opts.showRetryNotices}
+      bindToolHooks={opts.bindToolHooks}
       onDone={(o) => {
         outcome = o;
       }}

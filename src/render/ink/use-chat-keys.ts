@@ -4,6 +4,7 @@ import type { InputHistory } from './input-history.js';
 import { completeAtCursor, type CompletionSources } from './input-completion.js';
 import { expandedValue, type InputAction, type InputState } from './input-state.js';
 import { resolveEnter, resolveKey, STILL_COMING } from './key-bindings.js';
+import { approvalKeyOf } from './approval.js';
 import { decodeKeys } from './keys.js';
 import { labelChips } from './paste-chips.js';
 import { useRawInput } from './use-raw-input.js';
@@ -92,8 +93,8 @@ export function useChatKeys(app: ChatKeyTargets): void {
     for (const key of decodeKeys(raw)) {
       const answer = app.approval?.current;
       if (answer) {
-        if (key.kind === 'escape') answer('esc');
-        else if (key.kind === 'text' && /^[yan]$/i.test(key.text)) answer(key.text.toLowerCase() as 'y' | 'a' | 'n');
+        const chosen = approvalKeyOf(key);
+        if (chosen) answer(chosen);
         // Ctrl-C still cancels the turn (and with it the question); anything else waits for an answer.
         if (!(key.kind === 'ctrl' && key.key === 'c')) continue;
       }
