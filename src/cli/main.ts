@@ -98,11 +98,11 @@ function buildProgram(): Command {
   config
     .command('get')
     .description('print a key (api-key masked unless --show-secrets)')
-    .argument('<key>')
+    .argument('[key]', 'with --mcp, omitted: the whole server entry')
     .option('-p, --profile <name>', 'read it from this profile')
     .option('-m, --model <name>', "read it from this model's entry")
     .option('--mcp <name>', "read it from this MCP server's entry")
-    .option('--show-secrets', 'print the API key unmasked')
+    .option('--show-secrets', 'print the API key (and credentials in headers and env) unmasked')
     .action(configAction('get'));
   config
     .command('unset')

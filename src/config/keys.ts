@@ -316,18 +316,20 @@ export function maskSecret(value: string): string {
   return `${prefix}…${value.slice(-4)}`;
 }
 
-// Headers such as Authorization or X-Api-Key carry credentials just like api-key does.
-const SECRET_HEADER = /authorization|api-?key|token|secret|cookie|password/i;
+// Headers such as Authorization or X-Api-Key carry credentials just like api-key does; so do
+// environment variables such as GITHUB_TOKEN or DB_PASSWORD given to an MCP server.
+const SECRET_NAME = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
+
+/** A name → value record with the values of credential-like names masked. */
+export function maskSecretEntries(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([name, v]) => [name, SECRET_NAME.test(name) && typeof v === 'string' ? maskSecret(v) : v]));
+}
 
 /** A stored value as `config get` / `config list` print it: secrets masked unless asked for. */
 export function displayValue(key: TopLevelKey, value: unknown, showSecrets: boolean): unknown {
   if (showSecrets) return value;
   if (keySpec(key)?.secret && typeof value === 'string') return maskSecret(value);
   if (key === 'proxy' && typeof value === 'string') return maskProxyPassword(value);
-  if (key === 'headers' && typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([name, v]) => [name, SECRET_HEADER.test(name) && typeof v === 'string' ? maskSecret(v) : v]),
-    );
-  }
+  if (key === 'headers' && typeof value === 'object' && value !== null) return maskSecretEntries(value as Record<string, unknown>);
   return value;
 }

@@ -134,4 +134,24 @@ describe('config set --mcp', () => {
     expect(envFirst.code).toBe(2);
     expect(envFirst.stderr).toMatch(/set "command" or "url" of db first/);
   });
+
+  it('get masks credentials in headers and env (like config get does for api-key) unless --show-secrets', async () => {
+    const token = 'ghp_mcpSecretToken1234567890WXYZ';
+    expect((await gatechat(['config', 'set', '--mcp', 'gh', 'url', 'http://127.0.0.1:9/mcp'])).code).toBe(0);
+    expect((await gatechat(['config', 'set', '--mcp', 'gh', 'headers', `Authorization: Bearer ${token}`])).code).toBe(0);
+    expect((await gatechat(['config', 'set', '--mcp', 'gh', 'headers', 'X-Trace: on'])).code).toBe(0);
+    expect((await gatechat(['config', 'set', '--mcp', 'gh', 'env', `GITHUB_TOKEN=${token}`])).code).toBe(0);
+    expect((await gatechat(['config', 'set', '--mcp', 'gh', 'env', 'LOG_LEVEL=debug'])).code).toBe(0);
+    for (const args of [['gh'], ['gh', 'headers'], ['gh', 'env']]) {
+      const shown = await gatechat(['config', 'get', '--mcp', ...args]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).not.toContain(token.slice(4, 24));
+      expect(shown.stdout).toMatch(/…WXYZ/);
+    }
+    const all = JSON.parse((await gatechat(['config', 'get', '--mcp', 'gh'])).stdout);
+    expect(all.headers['X-Trace']).toBe('on');
+    expect(all.env.LOG_LEVEL).toBe('debug');
+    const shown = JSON.parse((await gatechat(['config', 'get', '--show-secrets', '--mcp', 'gh', 'headers'])).stdout);
+    expect(shown.Authorization).toBe(`Bearer ${token}`);
+  });
 });

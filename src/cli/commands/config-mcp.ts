@@ -1,4 +1,5 @@
 import { ExitCode, UsageError } from '../../exit-codes.js';
+import { maskSecretEntries } from '../../config/keys.js';
 import type { ConfigStore } from '../../config/store.js';
 import { MCP_KEYS, parseServerName, setServerKey } from '../../tools/mcp/servers.js';
 import type { ConfigIo } from './config.js';
@@ -13,6 +14,7 @@ export async function runMcpConfigCommand(
   rawName: string,
   profile: string | undefined,
   io: ConfigIo,
+  showSecrets = false,
 ): Promise<number> {
   const name = parseServerName(rawName, '--mcp');
   const [key, value] = args;
@@ -40,9 +42,20 @@ export async function runMcpConfigCommand(
     case 'get': {
       const scope = profile === undefined ? store.snapshot() : store.snapshot().profiles?.[profile];
       const stored = scope?.mcp?.[name];
-      const shown = key === undefined ? stored : stored?.[key];
+      const entry = stored && !showSecrets ? maskedServer(stored) : stored;
+      const shown = key === undefined ? entry : entry?.[key];
       if (shown !== undefined) io.stdout.write(`${typeof shown === 'string' ? shown : JSON.stringify(shown)}\n`);
       return ExitCode.ok;
     }
   }
+}
+
+/** Credentials in a server's headers and env masked, as `config get` masks api-key (SPEC §6). */
+function maskedServer(stored: Record<string, unknown>): Record<string, unknown> {
+  const masked = { ...stored };
+  for (const field of ['headers', 'env'] as const) {
+    const record = stored[field];
+    if (typeof record === 'object' && record !== null) masked[field] = maskSecretEntries(record as Record<string, unknown>);
+  }
+  return masked;
 }

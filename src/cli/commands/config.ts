@@ -64,7 +64,7 @@ export async function runConfigCommand(action: ConfigAction, args: string[], opt
   const profile = opts.profile === undefined ? undefined : parseProfileName(opts.profile, '--profile');
   if (opts.mcp !== undefined && (action === 'set' || action === 'get' || action === 'unset')) {
     const { runMcpConfigCommand } = await import('./config-mcp.js');
-    return runMcpConfigCommand(store, action, args, opts.mcp, profile, io);
+    return runMcpConfigCommand(store, action, args, opts.mcp, profile, io, Boolean(opts.showSecrets));
   }
   if (opts.model !== undefined && action !== 'path') {
     return runModelEntryCommand(store, action, args, parseModelName(opts.model, '--model'), profile, opts, io);
