@@ -22,31 +22,36 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   const fetchUrl = urlFetcher(conn);
   const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn, commands: true, fetchUrl });
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
+  // Command tools and MCP servers (SPEC §15): loaded only when a definition can run; stopped however the chat ends.
+  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
+  const runner = runTools?.runner ?? null;
+  if (runTools) conversation.offerRunTools(runTools.offered);
+  const toolLoop = runTools ? (await import('./tool-loop-session.js')).chatToolLoop(runTools.runner, runTools.flags) : undefined;
   if (isDumbTerminal()) {
     // No cursor movement at all: a plain line-by-line chat instead of the Ink UI (SPEC §8).
     const [{ runLineChat }, { openInputHistory }] = await Promise.all([
       import('../render/line-chat.js'),
       import('../render/ink/input-history.js'),
     ]);
-    return runLineChat({
-      conversation,
-      firstPrompt,
-      attachments,
-      fetchUrl,
-      history: openInputHistory(inputHistoryFile, { write: settings.save, warn: diagnostics(io, false).warn }),
-      showReasoning: options.showReasoning,
-      version: VERSION,
-      stdin: io.stdin,
-      stdout: io.stdout,
-      stderr: io.stderr,
-    });
+    try {
+      return await runLineChat({
+        toolLoop,
+        conversation,
+        firstPrompt,
+        attachments,
+        fetchUrl,
+        history: openInputHistory(inputHistoryFile, { write: settings.save, warn: diagnostics(io, false).warn }),
+        showReasoning: options.showReasoning,
+        version: VERSION,
+        stdin: io.stdin,
+        stdout: io.stdout,
+        stderr: io.stderr,
+      });
+    } finally {
+      await runner?.close();
+    }
   }
   const { runInteractiveChat } = await import('../render/ink/index.js');
-  // Command tools (SPEC §15): loaded only when a definition can run; stopped however the chat ends.
-  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
-  const runner = runTools?.runner ?? null;
-  if (runTools) conversation.offerRunTools(runTools.offered);
-  const toolLoop = runTools ? (await import('./tool-loop-session.js')).chatToolLoop(runTools.runner, runTools.flags) : undefined;
   try {
     return await runInteractiveChat({
       toolLoop,

@@ -8,6 +8,8 @@ import { createInterface } from 'node:readline';
 import type { Attachment, ChatEvent } from '../protocol/events.js';
 import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
 import type { Conversation, TurnOutcome } from '../session/types.js';
+import type { ChatToolLoop } from '../cli/tool-loop-session.js';
+import { approvalPrompt, type ApprovalKey } from './ink/approval.js';
 import { ExitCode } from '../exit-codes.js';
 import { readReferences } from './ink/at-references.js';
 import { leavingLine } from './ink/chat-banner.js';
@@ -29,6 +31,8 @@ export interface LineChatOptions {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Tools that run (SPEC §15): each call asked about on a line of its own. */
+  toolLoop?: ChatToolLoop;
 }
 
 const PROMPT = '› ';
@@ -49,6 +53,39 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
   const print = (line: string) => stdout.write(`${sanitizeForTerminal(line)}\n`);
 
   const rl = createInterface({ input: opts.stdin, terminal: false, crlfDelay: Infinity });
+  // One reader of the typed lines: the prompt loop below, and a tool call's question while a turn runs
+  // (the loop is waiting for that turn then, so the two never read at once).
+  const lines = rl[Symbol.asyncIterator]();
+  // A read a cancelled question left waiting: the line it gets belongs to the prompt loop.
+  let unclaimed: Promise<IteratorResult<string>> | null = null;
+  const nextLine = (): Promise<IteratorResult<string>> => {
+    const next = unclaimed ?? lines.next();
+    unclaimed = null;
+    return next;
+  };
+
+  /** A tool call's question: the answer is the next line (y, a, n; Esc or "esc" cancels); Ctrl-C cancels. */
+  const ask = async (call: { name: string; arguments: unknown }, source: string): Promise<ApprovalKey> => {
+    const signal = running?.signal;
+    print(approvalPrompt(call, source));
+    while (true) {
+      stdout.write('? ');
+      const read = nextLine();
+      const next = await Promise.race([
+        read,
+        new Promise<null>((resolve) => (signal?.aborted ? resolve(null) : signal?.addEventListener('abort', () => resolve(null), { once: true }))),
+      ]);
+      if (next === null) {
+        unclaimed = read;
+        return 'esc';
+      }
+      if (next.done) return 'esc';
+      const answer = next.value.trim().toLowerCase();
+      if (answer === 'y' || answer === 'a' || answer === 'n') return answer;
+      if (answer === '\u001b' || answer === 'esc') return 'esc';
+      print('y run once · a allow for this session · n deny · Esc cancel');
+    }
+  };
 
   const runTurn = async (events: AsyncGenerator<ChatEvent, TurnOutcome, void>) => {
     const text = new TerminalSanitizer();
@@ -155,7 +192,9 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
       }
       const controller = new AbortController();
       pendingFiles = [];
-      startTurn(conversation.send(message, controller.signal, files), message, controller);
+      const first = conversation.send(message, controller.signal, files);
+      const events = opts.toolLoop ? opts.toolLoop.wrap(conversation, first, controller.signal, { ask, say: print }) : first;
+      startTurn(events, message, controller);
     } else if (parsed.kind === 'command') {
       runCommand(parsed.name, parsed.arg, context, parsed.force);
     } else {
@@ -191,7 +230,10 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     if (opts.firstPrompt?.trim()) await handle(opts.firstPrompt);
     let pending = '';
     stdout.write(PROMPT);
-    for await (const line of rl) {
+    while (true) {
+      const next = await nextLine();
+      if (next.done) break;
+      const line = next.value;
       exitArmed = false;
       // A trailing backslash continues the prompt on the next line, as in the Ink chat and a shell.
       if (line.endsWith('\\')) {

@@ -1,7 +1,7 @@
 // SPEC §8: TERM=dumb means no cursor movement at all — no spinner, no live region, no synchronized
 // output; text is printed as it arrives. Checked on the raw bytes written to a real pty.
 import { expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInPty, visible } from '../helpers/pty.js';
 import { describeInTerminal, useGatewayAndTerminals } from '../helpers/tmux.js';
@@ -84,6 +84,37 @@ describeInTerminal('TERM=dumb', () => {
     s.keys('C-c');
     await s.waitForText('press Ctrl-C again to exit');
     s.keys('C-c');
+    expect(await s.waitForExit()).toBe(0);
+    expect(raw(), visible(raw())).not.toContain(ESC);
+  });
+
+  it('chat runs tools too: each call asked about on a line (y runs it, n denies it), Ctrl-C during a question cancels the turn, the next prompt is not lost', async () => {
+    const dir = join(ctx.user.home, 'dumb-runs');
+    const tools = join(ctx.user.home, 'dumb-tools.json');
+    writeFileSync(tools, JSON.stringify([{ type: 'function', function: { name: 'shout', parameters: { type: 'object' } }, 'x-command': `mkdir -p ${dir}; touch ${dir}/$$; printf 'ran it'` }]));
+    const runs = () => (existsSync(dir) ? readdirSync(dir).length : 0);
+    const { session: s, raw } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'agent', '--no-save', '--tools', tools]);
+    await s.waitForText('/help');
+    s.submit('call shout {"text":"one"}');
+    await s.waitForText('y run once');
+    expect(s.screen()).toContain('⚙ shout (command) {"text":"one"}');
+    expect(runs()).toBe(0);
+    s.submit('y');
+    await s.waitForText('results: ran it');
+    expect(runs()).toBe(1);
+    s.submit('call shout {"text":"two"}');
+    await s.waitFor((screen) => screen.includes('"two"') && screen.split('y run once').length === 3, 'the second question');
+    s.submit('n');
+    await s.waitForText('results: The user declined to run this tool call.');
+    expect(runs()).toBe(1);
+    s.submit('call shout {"text":"three"}');
+    await s.waitFor((screen) => screen.includes('"three"') && screen.split('y run once').length === 4, 'the third question');
+    s.keys('C-c');
+    await s.waitForText('⊘ cancelled');
+    s.submit('/model echo');
+    await s.waitForText('model: echo');
+    expect(runs()).toBe(1);
+    s.keys('C-d');
     expect(await s.waitForExit()).toBe(0);
     expect(raw(), visible(raw())).not.toContain(ESC);
   });
