@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ToolDefinition } from '../protocol/events.js';
+import { hasCommandTools } from '../tools/definitions.js';
 import type { JsonObject } from '../protocol/json.js';
 import { readSchemaOption } from '../session/schema-file.js';
 import { UsageError } from '../exit-codes.js';
@@ -236,7 +237,19 @@ export function validateBatchOptions(input: string, raw: RawChatOptions & RawBat
   if (raw.output !== undefined && !raw.output.trim()) throw new UsageError('--output: expected a file name');
   if (!input.trim()) throw new UsageError('batch: expected a JSONL file or - for stdin');
   if (raw.attachRoot !== undefined && !raw.attachRoot.trim()) throw new UsageError('--attach-root: expected a directory');
-  return { input, output: raw.output, concurrency, chat, attachRoot: raw.attachRoot };
+  if (raw.detach && !raw.remote) throw new UsageError('--detach: only with --remote (a local batch runs here, it cannot be left)');
+  if (raw.remote) checkRemote(input, raw, chat);
+  return { input, output: raw.output, concurrency, chat, attachRoot: raw.attachRoot, remote: Boolean(raw.remote), detach: Boolean(raw.detach) };
+}
+
+/** What a batch run on the gateway (SPEC §19) cannot do: each refused before anything is sent. */
+function checkRemote(input: string, raw: RawBatchOptions, chat: ChatModeOptions): void {
+  if (raw.output === undefined) throw new UsageError('--remote: needs --output out.jsonl (the batch ids are saved beside it, so a rerun collects instead of submitting again)');
+  if (input === '-') throw new UsageError('--remote: needs a file, not stdin (its lines are read again to split it into batches and to resume)');
+  if (chat.flags.save) throw new UsageError('--save: not with --remote (the answers are made on the gateway, not as conversations here)');
+  if (chat.mcp.specs.length > 0 || chat.mcp.configFile !== undefined || hasCommandTools(chat.tools)) {
+    throw new UsageError('--remote: tools that run (--mcp, --mcp-config, "x-command") need a tool loop on this machine; run the batch without --remote');
+  }
 }
 
 export const DEFAULT_BATCH_CONCURRENCY = 4;
@@ -251,4 +264,7 @@ export interface BatchOptions {
   chat: ChatModeOptions;
   /** Where a line's files must lie (SPEC §20); undefined: the current directory. */
   attachRoot?: string;
+  /** SPEC §19: on the gateway's Batch API; `detach`: submit and exit. */
+  remote: boolean;
+  detach: boolean;
 }

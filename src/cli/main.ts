@@ -232,10 +232,18 @@ function buildProgram(): Command {
   addBatchOptions(
     program
       .command('batch')
-      .description('many prompts from a JSONL file (or - for stdin), concurrent, rate-limit aware, resumable with --output')
-      .argument('<file>', 'JSONL: one prompt per line, a JSON string or {"id","prompt","system","model","temperature","max_tokens","attach","schema","options"}; - for stdin'),
-  ).action((input: string, raw: RawChatOptions & RawBatchOptions, command: Command) =>
+      .description('many prompts from a JSONL file (or - for stdin), concurrent, rate-limit aware, resumable with --output; with --remote on the gateway\'s Batch API (then: batch status|cancel <output>)')
+      .argument('<file>', 'JSONL: one prompt per line, a JSON string or {"id","prompt","system","model","temperature","max_tokens","attach","schema","options"}; - for stdin')
+      .argument('[output]', 'after status or cancel: the --output of a remote batch (an input file named status: ./status)'),
+  ).action((input: string, output: string | undefined, raw: RawChatOptions & RawBatchOptions, command: Command) =>
     run(async () => {
+      if (output !== undefined) {
+        if (input !== 'status' && input !== 'cancel') throw new UsageError(`batch: unexpected argument ${JSON.stringify(output)}; the input is one file (a remote batch: batch status|cancel <output>)`);
+        const options = validateBatchOptions(output, raw, command);
+        verbose = options.chat.verbose;
+        const { runRemoteAction } = await import('./commands/batch-remote.js');
+        return runRemoteAction(input, output, options, io);
+      }
       const options = validateBatchOptions(input, raw, command);
       verbose = options.chat.verbose;
       const { runBatchCommand } = await import('./commands/batch.js');

@@ -89,12 +89,16 @@ export function addBatchOptions(command: Command): Command {
     .option('--schema <json|file|fields>', 'ask every line for JSON matching a schema and check it (a line\'s "schema" replaces it); a mismatch is an error line, exit 9')
     .option('-a, --attach <path|->', 'attach a file, image, PDF or directory to every line (a line\'s "attach" adds its own); - reads stdin when the input is a file; repeatable', collect)
     .option('--attach-root <dir>', 'a line\'s "attach" (and "schema" file) must lie inside this directory, after symlinks; / allows every path (default: the current directory)')
-    .option('--save', 'record each line as a saved conversation (default: not saved in batch)');
+    .option('--save', 'record each line as a saved conversation (default: not saved in batch)')
+    .option('--remote', "run the batch on the gateway's Batch API (files + batches, or messages/batches), about half the price within 24 h; needs --output, where the batch ids are saved (out.jsonl.batches)")
+    .option('--detach', 'with --remote: submit, print the batch ids and exit; rerun the same command later to collect the results');
   return addConnectionOptions(command);
 }
 
 export interface RawBatchOptions {
   output?: string;
+  remote?: boolean;
+  detach?: boolean;
   concurrency?: string;
   attachRoot?: string;
 }

@@ -7,7 +7,8 @@
  *
  * Fault models, chosen by a line's model: `batch-expire` (the line is never run; its batch ends
  * expired and the line is reported expired), `batch-poll-500` (the line answers like echo; the
- * batch's first two retrieves answer 500). A failing line is any model that fails on its own
+ * batch's first two retrieves answer 500), `batch-hold` (the line answers like echo; the batch keeps
+ * running for HOLD_MS with its last line unfinished, until cancelled). A failing line is any model that fails on its own
  * (`fail-500`, an unknown model).
  */
 import { randomId } from './answer.js';
@@ -25,6 +26,9 @@ export const MAX_UPLOAD_BYTES = 256 * 1024 * 1024;
 const EXPIRE_MODEL = 'batch-expire';
 const POLL_500_MODEL = 'batch-poll-500';
 const POLL_500_TIMES = 2;
+const HOLD_MODEL = 'batch-hold';
+/** How long a batch with a `batch-hold` line runs: longer than any test waits, so only a cancel ends it. */
+export const HOLD_MS = 60_000;
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
 interface StoredFile {
@@ -46,6 +50,7 @@ interface Batch {
   createdMs: number;
   lines: LineResult[];
   expires: boolean;
+  holds: boolean;
   poll500Left: number;
   cancelledMs: number | null;
   /** Chat: the uploaded input and the metadata given at creation. */
@@ -175,23 +180,25 @@ export class BatchStore {
   }
 
   /** Runs each request now (the answers wait in memory until the batch reports itself ended). */
-  private runLines(api: Api, requests: { customId: string; body: Record<string, unknown> }[]): { lines: LineResult[]; expires: boolean; poll500: boolean } {
+  private runLines(api: Api, requests: { customId: string; body: Record<string, unknown> }[]): { lines: LineResult[]; expires: boolean; holds: boolean; poll500: boolean } {
     let expires = false;
+    let holds = false;
     let poll500 = false;
     const lines = requests.map(({ customId, body }): LineResult => {
       if (body.model === EXPIRE_MODEL) {
         expires = true;
         return { kind: 'expired', customId };
       }
-      if (body.model === POLL_500_MODEL) {
-        poll500 = true;
+      if (body.model === POLL_500_MODEL || body.model === HOLD_MODEL) {
+        if (body.model === HOLD_MODEL) holds = true;
+        else poll500 = true;
         body = { ...body, model: 'echo' };
       }
       // A batch answers whole: stream is not an option there (the vendors refuse or ignore it).
       const { stream: _stream, stream_options: _options, ...whole } = body;
       return { kind: 'answered', customId, ...answerWhole(api, whole, this.flaky) };
     });
-    return { lines, expires, poll500 };
+    return { lines, expires, holds, poll500 };
   }
 
   private createChat(raw: Buffer): ErrorReply {
@@ -207,7 +214,7 @@ export class BatchStore {
     if (body.completion_window !== '24h') return errorReply('chat', 400, "completion_window: expected '24h'", { param: 'completion_window' });
     const input = typeof body.input_file_id === 'string' ? this.files.get(body.input_file_id) : undefined;
     if (!input) return errorReply('chat', 404, `No such File object: ${String(body.input_file_id)}`, { param: 'input_file_id', code: 'not_found' });
-    const batch: Batch = { id: randomId('batch_'), api: 'chat', createdMs: Date.now(), lines: [], expires: false, poll500Left: 0, cancelledMs: null, inputFileId: input.id, metadata: body.metadata ?? null };
+    const batch: Batch = { id: randomId('batch_'), api: 'chat', createdMs: Date.now(), lines: [], expires: false, holds: false, poll500Left: 0, cancelledMs: null, inputFileId: input.id, metadata: body.metadata ?? null };
     const requests: { customId: string; body: Record<string, unknown> }[] = [];
     const errors: NonNullable<Batch['failedErrors']> = [];
     const seen = new Set<string>();
@@ -240,8 +247,8 @@ export class BatchStore {
     return json(200, this.chatObject(batch));
   }
 
-  private runFlags(run: { lines: LineResult[]; expires: boolean; poll500: boolean }): Pick<Batch, 'lines' | 'expires' | 'poll500Left'> {
-    return { lines: run.lines, expires: run.expires, poll500Left: run.poll500 ? POLL_500_TIMES : 0 };
+  private runFlags(run: { lines: LineResult[]; expires: boolean; holds: boolean; poll500: boolean }): Pick<Batch, 'lines' | 'expires' | 'holds' | 'poll500Left'> {
+    return { lines: run.lines, expires: run.expires, holds: run.holds, poll500Left: run.poll500 ? POLL_500_TIMES : 0 };
   }
 
   private createMessages(raw: Buffer): ErrorReply {
@@ -272,7 +279,7 @@ export class BatchStore {
 
   /** The batch's end: the run time passed, or a cancel (seen once the next retrieve comes). */
   private endMs(batch: Batch): number {
-    return batch.cancelledMs ?? batch.createdMs + BATCH_RUN_MS;
+    return batch.cancelledMs ?? batch.createdMs + (batch.holds ? HOLD_MS : BATCH_RUN_MS);
   }
 
   private ended(batch: Batch): boolean {
@@ -282,7 +289,9 @@ export class BatchStore {
   /** Lines answered by now: they finish in order, evenly over the run time. */
   private doneCount(batch: Batch, at = Date.now()): number {
     const share = Math.min(1, Math.max(0, (at - batch.createdMs) / BATCH_RUN_MS));
-    return Math.floor(batch.lines.length * share);
+    const done = Math.floor(batch.lines.length * share);
+    // A held batch keeps its last line unfinished until it ends.
+    return batch.holds && at < this.endMs(batch) ? Math.min(done, batch.lines.length - 1) : done;
   }
 
   private retrieve(batch: Batch, host: string): ErrorReply {

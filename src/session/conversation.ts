@@ -327,7 +327,7 @@ function finishedTurn(turn: StoredTurn, cid: string, api: Api): FinishedTurn {
  * text (and its `tool_use` stop an ordinary stop) — stored, printed and validated like a Chat
  * Completions answer.
  */
-function answerToolAsText(event: ChatEvent): ChatEvent {
+export function answerToolAsText(event: ChatEvent): ChatEvent {
   if (event.type === 'tool_call' && event.name === ANSWER_NAME) {
     return { type: 'text', delta: typeof event.arguments === 'string' ? event.arguments : JSON.stringify(event.arguments) };
   }
@@ -366,6 +366,15 @@ class AnswerSpill {
   }
 }
 
+/** An error the gateway reported inside a 200 answer (an error event, or an error object in a whole answer). */
+export function reportedError(streamError: ChatEvent | undefined, streamed: boolean): GatechatError {
+  const detail = streamError?.type === 'error' ? streamError : null;
+  const code = detail?.code !== null && detail?.code !== undefined ? ` (${detail.code})` : '';
+  const where = streamed ? 'inside the stream' : 'in its answer';
+  const message = `the gateway reported an error ${where}${code}: ${detail?.message ?? 'no message'}`;
+  return new ServerStreamError(message, detail?.status ?? null);
+}
+
 function classifyEnding(
   outcome: StreamOutcome | undefined,
   failure: unknown,
@@ -388,13 +397,8 @@ function classifyEnding(
     case 'end_marker':
     case 'finish_then_eof':
       return { status: 'complete' };
-    case 'error': {
-      const detail = streamError?.type === 'error' ? streamError : null;
-      const code = detail?.code !== null && detail?.code !== undefined ? ` (${detail.code})` : '';
-      const where = streamed ? 'inside the stream' : 'in its answer';
-      const message = `the gateway reported an error ${where}${code}: ${detail?.message ?? 'no message'}`;
-      return { status: 'error', error: new ServerStreamError(message, detail?.status ?? null) };
-    }
+    case 'error':
+      return { status: 'error', error: reportedError(streamError, streamed) };
     case 'truncated':
       return { status: 'interrupted', error: new StreamInterruptedError() };
     default: {

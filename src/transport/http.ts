@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from './undici-core.js';
 import { Dispatchers } from './dispatchers.js';
@@ -84,6 +84,11 @@ export interface HttpRequest {
   /** Appended to the base URL, e.g. `/chat/completions`. */
   path: string;
   body?: unknown;
+  /**
+   * A body too large to hold (a remote batch's input, SPEC §19): produced afresh for every attempt
+   * and redirect, so a retry sends it whole again. Replaces `body`.
+   */
+  upload?: StreamedBody;
   signal?: AbortSignal;
   /** --verbose; receives lines that are already redacted. */
   log?: (line: string) => void;
@@ -93,6 +98,13 @@ export interface HttpRequest {
    * them is longer, and a time-out there is not retried (SPEC §7).
    */
   wholeAnswer?: boolean;
+}
+
+export interface StreamedBody {
+  contentType: string;
+  /** Exact, so the gateway sees a Content-Length rather than a chunked upload. */
+  length: number;
+  open(): AsyncIterable<Uint8Array>;
 }
 
 export interface HttpResponse {
@@ -236,6 +248,14 @@ function bodyForLog(body: string, secrets: string[]): string {
   return `${shown.slice(0, MAX_LOGGED_BODY_CHARS)}… (${Buffer.byteLength(body)} bytes in all; --dry-run prints the whole request)`;
 }
 
+function openUpload(upload: StreamedBody | undefined): Readable | undefined {
+  return upload && Readable.from(upload.open(), { objectMode: false });
+}
+
+function withoutHeader(headers: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== name));
+}
+
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
@@ -246,15 +266,17 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
   const origin = new URL(conn.baseUrl).origin;
   let url = new URL(conn.baseUrl + req.path);
   let method: 'GET' | 'POST' = req.method;
-  let body = payload;
+  let body: string | Readable | undefined = payload ?? openUpload(req.upload);
   let headers = buildHeaders(conn, VERSION);
+  if (req.upload) headers = { ...withoutHeader(headers, 'content-type'), 'Content-Type': req.upload.contentType, 'Content-Length': String(req.upload.length) };
   let credentialsDropped = false;
 
   for (let hop = 0; ; hop++) {
     if (log) {
       log(`> ${method} ${redactSecrets(url.toString(), secrets)}`);
       for (const [name, value] of Object.entries(redactHeaders(headers, secrets))) log(`> ${name}: ${value}`);
-      if (body !== undefined) log(`> body: ${bodyForLog(body, secrets)}`);
+      if (typeof body === 'string') log(`> body: ${bodyForLog(body, secrets)}`);
+      else if (body !== undefined) log(`> body: (streamed, ${req.upload?.length} bytes)`);
     }
     const route = await dispatchers.route(url);
     if (log && route.proxy !== null) log(`> through proxy ${proxyLabel(route.proxy)}`);
@@ -307,6 +329,11 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
       // 301/302/303 turn a POST into a GET without body, as browsers and curl -L do.
       method = 'GET';
       body = undefined;
+      headers = withoutHeader(headers, 'content-length');
+    } else if (req.upload && body instanceof Readable) {
+      // The stream was (partly) consumed by the hop that redirected: the next hop gets a fresh one.
+      body.destroy();
+      body = openUpload(req.upload);
     }
     url = next;
   }

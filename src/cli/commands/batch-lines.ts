@@ -10,6 +10,7 @@ import { readSchemaOption } from '../../session/schema-file.js';
 import type { Attachment } from '../../protocol/events.js';
 import type { JsonObject } from '../../protocol/json.js';
 import type { ChatModeOptions } from '../flags.js';
+import type { SessionSettings } from '../../session/types.js';
 import { routeFrom, urlFetcher } from '../context.js';
 
 /** What one line is sent with: the command line's options as defaults, the line's own fields on top. */
@@ -37,6 +38,19 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The settings a line's one-turn conversation is opened with: the line's system prompt over the default. */
+export function lineSessionSettings(item: BatchItem, settings: Settings): SessionSettings {
+  return {
+    model: settings.model!,
+    api: settings.api,
+    temperature: settings.temperature,
+    system: item.system ?? settings.system,
+    stream: settings.stream,
+    maxTokens: settings.maxTokens,
+    extraBody: settings.extraBody,
+  };
 }
 
 /** Bounded caches: an input with a different value on every line must not make memory grow. */
@@ -121,6 +135,11 @@ export class BatchLines {
     checkAttachmentLimits(attachments, item.prompt);
     const answerSchema = item.schema === undefined ? this.sharedSchema : await this.lineSchema(item.schema);
     return { settings: this.settingsFor(item), attachments, answerSchema };
+  }
+
+  /** The schema a line's answer is checked against (its own, else --schema), without reading its files. */
+  async answerSchemaOf(item: BatchItem): Promise<PreparedLine['answerSchema']> {
+    return item.schema === undefined ? this.sharedSchema : this.lineSchema(item.schema);
   }
 
   private async lineSchema(value: unknown): Promise<PreparedLine['answerSchema']> {

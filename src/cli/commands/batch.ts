@@ -24,7 +24,7 @@ import { connectionFrom, rememberFacts, resolveApiKey, type Io } from '../contex
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import type { LearnedFacts } from '../../client/chat-stream.js';
 import type { BatchOptions } from '../flags.js';
-import { BatchLines } from './batch-lines.js';
+import { BatchLines, lineSessionSettings } from './batch-lines.js';
 
 /** A regular file can be read twice (check, then send); a pipe or stdin is read once. */
 function inputKind(input: string): 'stdin' | 'file' | 'stream' {
@@ -56,7 +56,7 @@ function keepHeapFlat(): void {
 }
 
 /** `--output`, opened for appending before anything is sent: a bad path is one line (exit 2), not a crash. */
-function openOutput(path: string, endsMidLine: boolean): BatchSink {
+export function openOutput(path: string, endsMidLine: boolean): BatchSink {
   try {
     return fileSink(path, endsMidLine);
   } catch (error) {
@@ -129,6 +129,11 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
 
   const output = options.output ? lockOutput(options.output) : { lock: null };
   try {
+    if (options.remote) {
+      if (output.warning) io.stderr.write(`gatechat: ${output.warning}\n`);
+      const { runRemoteBatch } = await import('./batch-remote.js');
+      return await runRemoteBatch(options, io, lines, { ...base, baseUrl: base.baseUrl });
+    }
     return await runWithOutput(options, io, lines, { ...base, baseUrl: base.baseUrl }, total, {
       lockWarning: output.warning,
       warnAbove: (progressWarn) => {
@@ -211,15 +216,7 @@ async function runWithOutput(
         const { settings, attachments, answerSchema } = await lines.prepare(item);
         const conversation = openConversation({
           conn,
-          settings: {
-            model: settings.model!,
-            api: settings.api,
-            temperature: settings.temperature,
-            system: item.system ?? settings.system,
-            stream: settings.stream,
-            maxTokens: settings.maxTokens,
-            extraBody: settings.extraBody,
-          },
+          settings: lineSessionSettings(item, settings),
           maxTokensField: settings.maxTokensField,
           tools: withRunTools(chat.tools && wireTools(chat.tools), runTools?.offered),
           answerSchema,

@@ -1,0 +1,326 @@
+import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ExitCode, GatechatError, UsageError, type ExitCodeValue } from '../../exit-codes.js';
+import { BatchApi, type RemoteBatch } from '../../client/batch-api.js';
+import { openConfigStore } from '../../config/store.js';
+import { resolveSettings, type Settings } from '../../config/settings.js';
+import { idKey, readLines, type BatchItem } from '../../session/batch-input.js';
+import { readResumeState } from '../../session/batch-resume.js';
+import { parseCustomId } from '../../session/batch-custom-id.js';
+import { BATCH_LIMITS, ENVELOPE_BYTES, planBatches } from '../../session/batch-remote-plan.js';
+import { outcomeOf, parseResultLine } from '../../session/batch-remote-results.js';
+import { readRemoteState, removeRemoteState, statePathFor, writeRemoteState, type RemoteState, type SavedBatch } from '../../session/batch-remote-state.js';
+import type { BatchSummary } from '../../session/batch.js';
+import type { TurnOutcome } from '../../session/types.js';
+import type { Api } from '../../protocol/events.js';
+import { ResultAccumulator } from '../../protocol/accumulate.js';
+import { isAbortError, plainHttpWarning, type Connection } from '../../transport/http.js';
+import { secretsOf } from '../../transport/headers.js';
+import { wireTools } from '../../tools/definitions.js';
+import { summaryText } from '../../render/batch.js';
+import { createRemoteProgress, remoteProgressText, type RemoteProgress } from '../../render/batch-remote.js';
+import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import type { BatchSink } from '../../render/batch.js';
+import { connectionFrom, resolveApiKey, type Io } from '../context.js';
+import type { BatchOptions } from '../flags.js';
+import type { BatchLines } from './batch-lines.js';
+import { openOutput } from './batch.js';
+import { RemoteRequests } from './batch-remote-requests.js';
+
+/** Polling starts soon (a small batch may end in seconds) and backs off to once a minute (most take hours). */
+const POLL_FIRST_MS = 250;
+const POLL_GROWTH = 1.5;
+const POLL_MAX_MS = 60_000;
+/** Polls in a row that may fail (5xx, 429, network) before waiting is given up: the batch runs on regardless. */
+const MAX_POLL_FAILURES = 10;
+/** A result line may hold a long answer (a local batch takes up to 64 MiB of one). */
+const MAX_RESULT_LINE = 64 * 1024 * 1024;
+
+const RERUN_HINT = 'rerun the same command to collect the results';
+
+/** The exit code of a run: the first failed line by input order decides, as in a local batch (SPEC §13). */
+class RemoteTally {
+  readonly counts = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0 };
+  private first: { line: number; id: string | number; code: ExitCodeValue; message: string } | null = null;
+
+  record(item: BatchItem, outcome: TurnOutcome): void {
+    this.counts.done++;
+    const failed = outcome.status !== 'complete' || outcome.error !== undefined;
+    if (!failed) {
+      this.counts.complete++;
+      return;
+    }
+    if (outcome.status === 'cancelled') this.counts.cancelled++;
+    else this.counts.failed++;
+    if (!this.first || item.line < this.first.line) {
+      this.first = { line: item.line, id: item.id, code: outcome.error?.exitCode ?? ExitCode.server, message: outcome.error?.message ?? outcome.status };
+    }
+  }
+
+  summary(elapsedMs: number, interrupted: ExitCodeValue | null): BatchSummary {
+    const decidedBy = interrupted === null && this.first ? { line: this.first.line, id: this.first.id, message: this.first.message } : undefined;
+    return { ...this.counts, elapsedMs, exitCode: interrupted ?? this.first?.code ?? ExitCode.ok, ...(decidedBy ? { decidedBy } : {}) };
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Ids written to the output from `offset` on (by an earlier run collecting the same batches). */
+async function idsWrittenAfter(path: string, offset: number): Promise<Set<string>> {
+  const ids = new Set<string>();
+  if (fileSize(path) <= offset) return ids;
+  for await (const line of readLines(createReadStream(path, { start: offset }), Number.MAX_SAFE_INTEGER)) {
+    try {
+      const id = (JSON.parse(line.text) as { id?: unknown }).id;
+      if (typeof id === 'string' || typeof id === 'number') ids.add(idKey(id));
+    } catch {
+      // A torn line: its id is not written.
+    }
+  }
+  return ids;
+}
+
+/** A saved state belongs to this command: same gateway (the key goes nowhere else), interface and input. */
+function checkState(state: RemoteState, statePath: string, expect: { api: string; baseUrl: string; input?: string }): void {
+  if (state.base_url !== expect.baseUrl) {
+    throw new UsageError(`${statePath}: its batches are on ${state.base_url}, not on ${expect.baseUrl}; pass --base-url ${state.base_url} to collect them`);
+  }
+  if (state.api !== expect.api) throw new UsageError(`${statePath}: its batches are on --api ${state.api}; pass --api ${state.api} to collect them`);
+  if (expect.input !== undefined && state.input !== expect.input) {
+    throw new UsageError(`${statePath}: its batches were submitted from ${state.input}, not ${expect.input}; collect them with that input, or write to another --output`);
+  }
+}
+
+/** Failures worth polling again for: the batch runs on the gateway whatever a poll answers. */
+function transient(error: unknown): boolean {
+  return error instanceof GatechatError && (error.exitCode === ExitCode.server || error.exitCode === ExitCode.network || error.exitCode === ExitCode.rateLimited);
+}
+
+interface Run {
+  options: BatchOptions;
+  io: Io;
+  lines: BatchLines;
+  conn: Connection;
+  client: BatchApi;
+  requests: RemoteRequests;
+  statePath: string;
+  progress: RemoteProgress;
+  warn: (line: string) => void;
+  signal: AbortSignal;
+}
+
+/** `gatechat batch <file> --remote --output out.jsonl` (SPEC §19). Returns the exit code. */
+export async function runRemoteBatch(options: BatchOptions, io: Io, lines: BatchLines, base: Settings & { baseUrl: string }): Promise<number> {
+  const output = options.output!;
+  const statePath = statePathFor(output);
+  const input = resolve(options.input);
+  const api = base.api;
+  let state = readRemoteState(statePath);
+  const conn = connectionFrom(await resolveApiKey(base));
+  if (state) checkState(state, statePath, { api, baseUrl: conn.baseUrl, input });
+  const resume = await readResumeState(output);
+  const sink = openOutput(output, resume.endsMidLine);
+
+  const live = Boolean(io.stderr.isTTY) && process.env.TERM !== 'dumb';
+  const progress = createRemoteProgress(io.stderr, live);
+  const warn = (line: string) => progress.log(`gatechat: ${sanitizeForTerminal(line)}`);
+  const httpWarning = plainHttpWarning(conn);
+  if (httpWarning) warn(httpWarning);
+  const tools = options.chat.tools && wireTools(options.chat.tools);
+  const requests = new RemoteRequests(options.input, lines, api, conn, tools);
+  const client = new BatchApi(conn, api, options.chat.verbose ? warn : undefined);
+
+  const controller = new AbortController();
+  let interrupted: ExitCodeValue | null = null;
+  const onSignal = (code: ExitCodeValue) => () => {
+    interrupted ??= code;
+    controller.abort();
+  };
+  const onInt = onSignal(ExitCode.interrupted);
+  const onTerm = onSignal(ExitCode.terminated);
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  const run: Run = { options, io, lines, conn, client, requests, statePath, progress, warn, signal: controller.signal };
+  const started = Date.now();
+  const tally = new RemoteTally();
+  try {
+    // 1. Submit the lines no saved batch holds (all of them, the first time).
+    const from = (state?.batches.at(-1)?.last_line ?? 0) + 1;
+    tally.counts.skipped = await countComplete(requests, resume.complete);
+    const limits = BATCH_LIMITS[api];
+    const planned = await planBatches(sizesWithin(requests.sizes(from, resume.complete), limits.bytes - ENVELOPE_BYTES), limits);
+    const resuming = state !== null;
+    for (const plan of planned) {
+      state ??= { version: 1, api, base_url: conn.baseUrl, input, output_offset: fileSize(output), batches: [] };
+      const { batch, inputFileId } = await client.create(requests.upload(plan, resume.complete), controller.signal);
+      state.batches.push({ id: batch.id, first_line: plan.first_line, last_line: plan.last_line, requests: plan.requests, ...(inputFileId ? { input_file_id: inputFileId } : {}) });
+      saveState(statePath, state, batch.id);
+      warn(`batch: submitted ${batch.id}: ${plan.requests} request${plan.requests === 1 ? '' : 's'} (lines ${plan.first_line}-${plan.last_line})`);
+    }
+    if (state === null) {
+      // Everything complete already: nothing to submit or wait for.
+      progress.finish(summaryText(tally.summary(Date.now() - started, null)));
+      return ExitCode.ok;
+    }
+    if (options.detach) {
+      for (const saved of state.batches) if (!saved.collected) io.stdout.write(`${saved.id}\n`);
+      progress.finish(`gatechat: batch: running on the gateway; ${RERUN_HINT}, or see: gatechat batch status ${output}`);
+      return ExitCode.ok;
+    }
+
+    // 2. Wait for each batch and write its results as it ends.
+    const written = resuming ? await idsWrittenAfter(output, state.output_offset) : new Set<string>();
+    await collectAll(run, state, { sink, tally, written, complete: resume.complete });
+    removeRemoteState(statePath);
+    progress.finish(summaryText(tally.summary(Date.now() - started, null)));
+    return tally.summary(0, null).exitCode;
+  } catch (error) {
+    if (interrupted === null || !(controller.signal.aborted || isAbortError(error))) throw error;
+    const waiting = state !== null && state.batches.some((b) => !b.collected);
+    progress.finish(
+      waiting
+        ? `gatechat: batch: stopped waiting; the batches keep running on the gateway: ${RERUN_HINT}, or cancel them: gatechat batch cancel ${output}`
+        : 'gatechat: batch: stopped before any batch was created; nothing was submitted',
+    );
+    return interrupted;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    sink.close();
+  }
+}
+
+/** A request larger than a whole batch may be can never be sent: refused (exit 2) before anything is. */
+async function* sizesWithin(sizes: AsyncIterable<{ line: number; bytes: number }>, max: number): AsyncGenerator<{ line: number; bytes: number }> {
+  for await (const size of sizes) {
+    if (size.bytes + 1 > max) throw new UsageError(`batch: line ${size.line}: its request is ${size.bytes} bytes, over a batch's ${max}; nothing was sent`);
+    yield size;
+  }
+}
+
+/** Input lines complete in the output before this run, as a local batch counts its skipped lines. */
+async function countComplete(requests: RemoteRequests, complete: ReadonlySet<string>): Promise<number> {
+  if (complete.size === 0) return 0;
+  let skipped = 0;
+  for await (const item of requests.items(1, Number.MAX_SAFE_INTEGER, new Set())) if (complete.has(idKey(item.id))) skipped++;
+  return skipped;
+}
+
+function saveState(path: string, state: RemoteState, batchId: string): void {
+  try {
+    writeRemoteState(path, state);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // The batch runs on the gateway whatever happens here: say which, so it can be cancelled by hand.
+    throw new GatechatError(`${message}; batch ${batchId} was created on the gateway and is running`, error instanceof GatechatError ? error.exitCode : ExitCode.usage, 'free the space, then cancel it in the gateway console or rerun');
+  }
+}
+
+interface Collecting {
+  sink: BatchSink;
+  tally: RemoteTally;
+  /** Ids written for these batches (by this run, or an earlier one that was stopped). */
+  written: Set<string>;
+  /** Ids complete before the batches were submitted: never in them. */
+  complete: ReadonlySet<string>;
+}
+
+async function collectAll(run: Run, state: RemoteState, collecting: Collecting): Promise<void> {
+  let delay = POLL_FIRST_MS;
+  let failures = 0;
+  const views = new Map<string, RemoteBatch>();
+  for (;;) {
+    for (const saved of state.batches.filter((b) => !b.collected)) {
+      let view: RemoteBatch;
+      try {
+        view = await run.client.retrieve(saved.id, run.signal);
+        failures = 0;
+      } catch (error) {
+        if (run.signal.aborted || !transient(error) || ++failures >= MAX_POLL_FAILURES) throw error;
+        run.warn(`batch: polling ${saved.id}: ${(error as Error).message}; trying again`);
+        continue;
+      }
+      views.set(saved.id, view);
+      run.progress.update([...views.values()]);
+      if (!view.ended) continue;
+      await collect(run, saved, view, collecting);
+      saved.collected = true;
+      saveState(run.statePath, state, saved.id);
+    }
+    if (state.batches.every((b) => b.collected)) return;
+    await sleep(delay, undefined, { signal: run.signal });
+    delay = Math.min(delay * POLL_GROWTH, POLL_MAX_MS);
+  }
+}
+
+/** Writes one ended batch's results as output lines; lines it has no result for are written as errors. */
+async function collect(run: Run, saved: SavedBatch, view: RemoteBatch, collecting: Collecting): Promise<void> {
+  const { api } = run.client;
+  const write = async (item: BatchItem, outcome: TurnOutcome): Promise<void> => {
+    const key = idKey(item.id);
+    if (collecting.written.has(key)) return;
+    collecting.written.add(key);
+    await collecting.sink.write({ kind: 'answer', item, outcome });
+    collecting.tally.record(item, outcome);
+  };
+  if (view.errors === undefined) {
+    const secrets = secretsOf(run.conn);
+    let lookup: Awaited<ReturnType<RemoteRequests['lookup']>> | null = null;
+    let foreign = 0;
+    for await (const raw of readLines(run.client.results(view, run.signal), MAX_RESULT_LINE)) {
+      if (raw.text.trim() === '') continue;
+      const parsed = raw.tooLong ? null : parseResultLine(api, raw.text);
+      const ref = parsed && parseCustomId(parsed.customId);
+      let item: BatchItem | undefined;
+      if (ref && ref.fromInput) item = (lookup ??= await run.requests.lookup())(ref);
+      else if (ref) item = { line: ref.line, id: ref.id, prompt: '' };
+      if (!parsed || !item) {
+        foreign++;
+        continue;
+      }
+      const answerSchema = await run.lines.answerSchemaOf(item);
+      await write(item, outcomeOf(parsed, api, { secrets, answerSchema }));
+    }
+    if (foreign) run.warn(`batch: ${saved.id}: ${foreign} result line${foreign === 1 ? '' : 's'} that name no line of ${run.options.input} (ignored)`);
+  }
+  // Lines of the batch without a result (a batch refused whole, or a result lost): each written with why.
+  const why =
+    view.errors !== undefined
+      ? new GatechatError(`the gateway refused batch ${saved.id} (${view.status}): ${view.errors}`, ExitCode.rejected)
+      : new GatechatError(`batch ${saved.id} ended (${view.status}) without a result for this line`, ExitCode.server);
+  for await (const item of run.requests.items(saved.first_line, saved.last_line, collecting.complete)) {
+    if (collecting.written.has(idKey(item.id))) continue;
+    await write(item, { status: 'error', error: why, result: emptyResult(api), timings: { firstTokenMs: null, totalMs: 0 } });
+  }
+}
+
+function emptyResult(api: Api): TurnOutcome['result'] {
+  return new ResultAccumulator().result({ api, cid: null, outcome: 'error' });
+}
+
+/** `gatechat batch status|cancel <output>`: the saved batches as the gateway reports them, or cancelled. */
+export async function runRemoteAction(action: 'status' | 'cancel', output: string, options: BatchOptions, io: Io): Promise<number> {
+  const statePath = statePathFor(output);
+  const state = readRemoteState(statePath);
+  if (!state) throw new UsageError(`batch ${action}: no remote batch is saved beside ${output} (${statePath}); submit one with: gatechat batch <file> --remote --output ${output}`);
+  const settings = resolveSettings({ flags: { save: false, ...options.chat.flags }, env: process.env, file: await openConfigStore().snapshot() });
+  if (!settings.baseUrl) throw new UsageError('no base URL configured: run: gatechat config set base-url https://your-gateway/v1');
+  const conn = connectionFrom(await resolveApiKey({ ...settings, baseUrl: settings.baseUrl }));
+  checkState(state, statePath, { api: state.api, baseUrl: conn.baseUrl });
+  const client = new BatchApi(conn, state.api, options.chat.verbose ? (line) => void io.stderr.write(`gatechat: ${line}\n`) : undefined);
+  for (const saved of state.batches) {
+    let view = await client.retrieve(saved.id);
+    if (action === 'cancel' && !view.ended) view = await client.cancel(saved.id);
+    const where = `lines ${saved.first_line}-${saved.last_line}`;
+    const note = saved.collected ? ' · results written' : view.ended ? ` · ${RERUN_HINT}` : '';
+    io.stdout.write(`${saved.id}\t${remoteProgressText([view], 0).replace(/^batch: /, '').replace(/ · 0 s$/, '')} · ${where}${note}\n`);
+  }
+  return ExitCode.ok;
+}
