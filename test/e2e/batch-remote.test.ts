@@ -146,8 +146,8 @@ describe('batch --remote: 300 lines come back as 300 output lines', () => {
 });
 
 describe('batch --remote: detach, status, cancel, Ctrl-C', () => {
-  it('--detach prints the batch id and leaves; batch status shows it; the same command again writes the results', async () => {
-    const input = writeInput('in-detach.jsonl', [{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two', schema: 'name' }, { id: 'c', prompt: 'three', model: 'json', schema: 'name' }]);
+  it('--detach prints the batch id and leaves; batch status shows it; the same command again writes the results, an expired line with its error', async () => {
+    const input = writeInput('in-detach.jsonl', [{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two', schema: 'name' }, { id: 'c', prompt: 'three', model: 'json', schema: 'name' }, { id: 'd', prompt: 'late', model: 'batch-expire' }]);
     const output = join(ctx.user.home, 'out-detach.jsonl');
     const args = [input, '--remote', '--output', output, '-m', 'echo', '--api', 'messages'];
     const detached = await batch([...args, '--detach']);
@@ -157,7 +157,7 @@ describe('batch --remote: detach, status, cancel, Ctrl-C', () => {
 
     const status = await batch(['status', output]);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(new RegExp(`^${detached.stdout.trim()}\\t(in_progress|ended) · \\d/3 · lines 1-3`));
+    expect(status.stdout).toMatch(new RegExp(`^${detached.stdout.trim()}\\t(in_progress|ended) · \\d/4( · \\d failed)? · lines 1-4`));
 
     const collected = await batch(args);
     // "b" has a schema its echo answer does not match (exit 9, as in a local batch); "c" answers JSON that does.
@@ -166,6 +166,8 @@ describe('batch --remote: detach, status, cancel, Ctrl-C', () => {
     expect(byId.get('a')).toMatchObject({ status: 'complete', text: 'one' });
     expect(byId.get('b')).toMatchObject({ status: 'error', error: { exit_code: 9 } });
     expect(byId.get('c')).toMatchObject({ status: 'complete', data: { name: expect.any(String) } });
+    // The batch ended expired before "d" ran: an error line saying so, sent again by a rerun.
+    expect(byId.get('d')).toMatchObject({ status: 'error', error: { exit_code: 6, message: expect.stringMatching(/^expired: the batch ended before this request ran/) } });
     expect(batchesCreated()).toBe(1);
   });
 

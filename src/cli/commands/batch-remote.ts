@@ -26,6 +26,7 @@ import { connectionFrom, resolveApiKey, type Io } from '../context.js';
 import type { BatchOptions } from '../flags.js';
 import type { BatchLines } from './batch-lines.js';
 import { openOutput } from './batch.js';
+import { interruptOnSignals } from '../one-shot.js';
 import { RemoteRequests } from './batch-remote-requests.js';
 
 /** Polling starts soon (a small batch may end in seconds) and backs off to once a minute (most take hours). */
@@ -138,15 +139,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
   const client = new BatchApi(conn, api, options.chat.verbose ? warn : undefined);
 
   const controller = new AbortController();
-  let interrupted: ExitCodeValue | null = null;
-  const onSignal = (code: ExitCodeValue) => () => {
-    interrupted ??= code;
-    controller.abort();
-  };
-  const onInt = onSignal(ExitCode.interrupted);
-  const onTerm = onSignal(ExitCode.terminated);
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  const signals = interruptOnSignals(controller);
   const run: Run = { options, io, lines, conn, client, requests, statePath, progress, warn, signal: controller.signal };
   const started = Date.now();
   const tally = new RemoteTally();
@@ -182,6 +175,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     progress.finish(summaryText(tally.summary(Date.now() - started, null)));
     return tally.summary(0, null).exitCode;
   } catch (error) {
+    const interrupted = signals.signalExitCode();
     if (interrupted === null || !(controller.signal.aborted || isAbortError(error))) throw error;
     const waiting = state !== null && state.batches.some((b) => !b.collected);
     progress.finish(
@@ -191,8 +185,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     );
     return interrupted;
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    signals.dispose();
     sink.close();
   }
 }
