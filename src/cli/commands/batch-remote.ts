@@ -73,6 +73,28 @@ function fileSize(path: string): number {
   }
 }
 
+/**
+ * Input lines written by this run, one bit each: a 100 000-line batch costs 12 KiB here, where a set
+ * of its ids cost 6 MiB (SPEC §10: remote batch RSS flat in the number of lines).
+ */
+class LineBits {
+  private bits = new Uint8Array(1024);
+
+  add(line: number): void {
+    const byte = line >> 3;
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[byte] |= 1 << (line & 7);
+  }
+
+  has(line: number): boolean {
+    return ((this.bits[line >> 3] ?? 0) & (1 << (line & 7))) !== 0;
+  }
+}
+
 /** Ids written to the output from `offset` on (by an earlier run collecting the same batches). */
 async function idsWrittenAfter(path: string, offset: number): Promise<Set<string>> {
   const ids = new Set<string>();
@@ -169,8 +191,8 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     }
 
     // 2. Wait for each batch and write its results as it ends.
-    const written = resuming ? await idsWrittenAfter(output, state.output_offset) : new Set<string>();
-    await collectAll(run, state, { sink, tally, written, complete: resume.complete });
+    const earlier = resuming ? await idsWrittenAfter(output, state.output_offset) : new Set<string>();
+    await collectAll(run, state, { sink, tally, earlier, lines: new LineBits(), complete: resume.complete });
     removeRemoteState(statePath);
     progress.finish(summaryText(tally.summary(Date.now() - started, null)));
     return tally.summary(0, null).exitCode;
@@ -219,8 +241,10 @@ function saveState(path: string, state: RemoteState, batchId: string): void {
 interface Collecting {
   sink: BatchSink;
   tally: RemoteTally;
-  /** Ids written for these batches (by this run, or an earlier one that was stopped). */
-  written: Set<string>;
+  /** Ids an earlier run, stopped while collecting these batches, wrote already. */
+  earlier: ReadonlySet<string>;
+  /** Input lines written by this run. */
+  lines: LineBits;
   /** Ids complete before the batches were submitted: never in them. */
   complete: ReadonlySet<string>;
 }
@@ -256,10 +280,10 @@ async function collectAll(run: Run, state: RemoteState, collecting: Collecting):
 /** Writes one ended batch's results as output lines; lines it has no result for are written as errors. */
 async function collect(run: Run, saved: SavedBatch, view: RemoteBatch, collecting: Collecting): Promise<void> {
   const { api } = run.client;
+  const written = (item: BatchItem): boolean => collecting.lines.has(item.line) || (collecting.earlier.size > 0 && collecting.earlier.has(idKey(item.id)));
   const write = async (item: BatchItem, outcome: TurnOutcome): Promise<void> => {
-    const key = idKey(item.id);
-    if (collecting.written.has(key)) return;
-    collecting.written.add(key);
+    if (written(item)) return;
+    collecting.lines.add(item.line);
     await collecting.sink.write({ kind: 'answer', item, outcome });
     collecting.tally.record(item, outcome);
   };
@@ -289,7 +313,7 @@ async function collect(run: Run, saved: SavedBatch, view: RemoteBatch, collectin
       ? new GatechatError(`the gateway refused batch ${saved.id} (${view.status}): ${view.errors}`, ExitCode.rejected)
       : new GatechatError(`batch ${saved.id} ended (${view.status}) without a result for this line`, ExitCode.server);
   for await (const item of run.requests.items(saved.first_line, saved.last_line, collecting.complete)) {
-    if (collecting.written.has(idKey(item.id))) continue;
+    if (written(item)) continue;
     await write(item, { status: 'error', error: why, result: emptyResult(api), timings: { firstTokenMs: null, totalMs: 0 } });
   }
 }
