@@ -193,6 +193,18 @@ describe('batch --remote: detach, status, cancel, Ctrl-C', () => {
     expect(batchesCreated()).toBe(1);
   });
 
+  it('a state file whose batches are all written (killed before removing it) is not polled: the run starts fresh', async () => {
+    const input = writeInput('in-stale.jsonl', [{ id: 'a', prompt: 'one' }]);
+    const output = join(ctx.user.home, 'out-stale.jsonl');
+    writeFileSync(`${output}.batches`, JSON.stringify({ version: 1, api: 'chat', base_url: ctx.base, input, output_offset: 0, batches: [{ id: 'batch_gone', first_line: 1, last_line: 1, requests: 1, collected: true }] }));
+    const result = await batch([input, '--remote', '--output', output, '-m', 'echo']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readOutput(output)).toEqual([expect.objectContaining({ id: 'a', status: 'complete', text: 'one' })]);
+    expect(ctx.gateway.requests.some((r) => r.path.includes('batch_gone'))).toBe(false);
+    expect(batchesCreated()).toBe(1);
+    expect(existsSync(`${output}.batches`)).toBe(false);
+  });
+
   it('refused before anything is sent: no --output, stdin, --detach alone, tools that run, another gateway than the saved one', async () => {
     const input = writeInput('in-bad.jsonl', ['x']);
     const output = join(ctx.user.home, 'out-bad.jsonl');

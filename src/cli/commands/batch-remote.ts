@@ -148,6 +148,12 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
   let state = readRemoteState(statePath);
   const conn = connectionFrom(await resolveApiKey(base));
   if (state) checkState(state, statePath, { api, baseUrl: conn.baseUrl, input });
+  if (state?.batches.every((b) => b.collected)) {
+    // Killed between writing the last results and removing the file: nothing is left to collect, so
+    // this run is a fresh one (the lines not complete are submitted again, as a local resume sends them).
+    removeRemoteState(statePath);
+    state = null;
+  }
   const resume = await readResumeState(output);
   const sink = openOutput(output, resume.endsMidLine);
 
@@ -170,7 +176,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     const from = (state?.batches.at(-1)?.last_line ?? 0) + 1;
     tally.counts.skipped = await countComplete(requests, resume.complete);
     const limits = BATCH_LIMITS[api];
-    const planned = await planBatches(sizesWithin(requests.sizes(from, resume.complete), limits.bytes - ENVELOPE_BYTES), limits);
+    const planned = await planBatches(sizesWithin(requests.sizes(from, resume.complete), limits.bytes - ENVELOPE_BYTES, controller.signal), limits);
     const resuming = state !== null;
     for (const plan of planned) {
       state ??= { version: 1, api, base_url: conn.baseUrl, input, output_offset: fileSize(output), batches: [] };
@@ -213,8 +219,10 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
 }
 
 /** A request larger than a whole batch may be can never be sent: refused (exit 2) before anything is. */
-async function* sizesWithin(sizes: AsyncIterable<{ line: number; bytes: number }>, max: number): AsyncGenerator<{ line: number; bytes: number }> {
+async function* sizesWithin(sizes: AsyncIterable<{ line: number; bytes: number }>, max: number, signal: AbortSignal): AsyncGenerator<{ line: number; bytes: number }> {
   for await (const size of sizes) {
+    // Ctrl-C while planning a long input: stop reading it (nothing was sent yet).
+    signal.throwIfAborted();
     if (size.bytes + 1 > max) throw new UsageError(`batch: line ${size.line}: its request is ${size.bytes} bytes, over a batch's ${max}; nothing was sent`);
     yield size;
   }
