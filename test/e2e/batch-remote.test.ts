@@ -180,6 +180,10 @@ describe('batch --remote: detach, status, cancel, Ctrl-C', () => {
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toMatch(/the batches keep running on the gateway: rerun the same command to collect the results, or cancel them: gatechat batch cancel /);
 
+    // The first line finishes 0.3 s after creation; cancelled before that, it would be cancelled too.
+    let status = await batch(['status', output]);
+    for (let i = 0; i < 20 && !/\tin_progress · 1\/2 · lines 1-2$/m.test(status.stdout); i++) status = await batch(['status', output]);
+    expect(status.stdout).toMatch(/^batch_\w+\tin_progress · 1\/2 · lines 1-2\n$/);
     const cancel = await batch(['cancel', output]);
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toMatch(/^batch_\w+\tcancelling · /);
