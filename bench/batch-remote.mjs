@@ -2,26 +2,16 @@
 // input against the dev gateway (its own process), on each interface: upload (streamed), waiting and
 // writing the results, peak RSS of each run and the ratio. Prints numbers; asserts nothing.
 // Run: npm run build && node bench/batch-remote.mjs   (BIG=100000, APIS=chat,messages, MODEL=echo)
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, fmt, measure, startDevGateway } from './lib.mjs';
+import { batchBenchUser, bin, fmt, measure, promptsFile, startDevGateway } from './lib.mjs';
 
 const big = Number(process.env.BIG ?? 100_000);
 const apis = (process.env.APIS ?? 'chat,messages').split(',');
 const model = process.env.MODEL ?? 'echo';
-const dir = mkdtempSync(join(tmpdir(), 'gatechat-bench-remote-'));
-const env = { ...process.env, GATECHAT_CONFIG_DIR: join(dir, 'config'), GATECHAT_DATA_DIR: join(dir, 'data') };
-for (const key of Object.keys(env)) if (key.startsWith('GATECHAT_') && !/_(CONFIG|DATA)_DIR$/.test(key)) delete env[key];
+const { dir, env } = batchBenchUser('gatechat-bench-remote-');
 
-/** N prompts, one JSON string a line, as bench/batch.mjs writes them. */
-function inputFile(name, n) {
-  const path = join(dir, name);
-  const lines = [];
-  for (let i = 1; i <= n; i++) lines.push(JSON.stringify(`prompt number ${i}: say something short about the number ${i}`));
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
+const inputFile = (name, n) => promptsFile(dir, name, n);
 
 const gateway = await startDevGateway();
 const client = process.env.BENCH_BIN ?? bin;

@@ -3,10 +3,9 @@
 // (bench/batch-undici-baseline.mjs; keep-alive in both), runs interleaved; then peak RSS for a
 // 100-line and a 100 000-line input. Prints numbers; asserts nothing.
 // Run: npm run build && node bench/batch.mjs   (RUNS=5, PROMPTS=2000, BIG=100000, MODEL=echo)
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, fmt, measure, median, startDevGateway } from './lib.mjs';
+import { batchBenchUser, bin, fmt, measure, median, promptsFile, startDevGateway } from './lib.mjs';
 
 const runs = Number(process.env.RUNS ?? 3);
 const prompts = Number(process.env.PROMPTS ?? 2000);
@@ -14,18 +13,9 @@ const big = Number(process.env.BIG ?? 100_000);
 const model = process.env.MODEL ?? 'echo';
 const concurrency = 16;
 const node = process.execPath;
-const dir = mkdtempSync(join(tmpdir(), 'gatechat-bench-batch-'));
-const env = { ...process.env, GATECHAT_CONFIG_DIR: join(dir, 'config'), GATECHAT_DATA_DIR: join(dir, 'data') };
-for (const key of Object.keys(env)) if (key.startsWith('GATECHAT_') && !/_(CONFIG|DATA)_DIR$/.test(key)) delete env[key];
+const { dir, env } = batchBenchUser('gatechat-bench-batch-');
 
-/** N prompts, one JSON string a line, each a short sentence that differs per line. */
-function inputFile(name, n) {
-  const path = join(dir, name);
-  const lines = [];
-  for (let i = 1; i <= n; i++) lines.push(JSON.stringify(`prompt number ${i}: say something short about the number ${i}`));
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return path;
-}
+const inputFile = (name, n) => promptsFile(dir, name, n);
 
 const gateway = await startDevGateway();
 const client = process.env.BENCH_BIN ?? bin;

@@ -1,5 +1,7 @@
 // Shared by the benchmarks: run a command under GNU time, take medians, start the dev gateway.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -74,3 +76,23 @@ export async function startDevGateway() {
 }
 
 export const fmt = (n, digits = 1) => n.toFixed(digits);
+
+/**
+ * A scratch user for a batch benchmark: its own config and data dirs, and an environment without the
+ * developer's other GATECHAT_ settings.
+ */
+export function batchBenchUser(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const env = { ...process.env, GATECHAT_CONFIG_DIR: join(dir, 'config'), GATECHAT_DATA_DIR: join(dir, 'data') };
+  for (const key of Object.keys(env)) if (key.startsWith('GATECHAT_') && !/_(CONFIG|DATA)_DIR$/.test(key)) delete env[key];
+  return { dir, env };
+}
+
+/** N prompts in `dir/name`, one JSON string a line, each a short sentence that differs per line. */
+export function promptsFile(dir, name, n) {
+  const path = join(dir, name);
+  const lines = [];
+  for (let i = 1; i <= n; i++) lines.push(JSON.stringify(`prompt number ${i}: say something short about the number ${i}`));
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
