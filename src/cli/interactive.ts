@@ -23,7 +23,7 @@ export async function runInteractive(options: ChatModeOptions, firstPrompt: stri
   const attachments = await readAttachments(options.attach, { warn: diagnostics(io, false).warn, commands: true, fetchUrl });
   const inputHistoryFile = join(dataDir(), 'input-history.jsonl');
   // Command tools and MCP servers (SPEC §15): loaded only when a definition can run; stopped however the chat ends.
-  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
+  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose, conn });
   const runner = runTools?.runner ?? null;
   if (runTools) conversation.offerRunTools(runTools.offered);
   const toolLoop = runTools ? (await import('./tool-loop-session.js')).chatToolLoop(runTools.runner, runTools.flags) : undefined;

@@ -74,7 +74,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   }
 
   // Command tools (SPEC §15): the loop's code is loaded only when a definition can run.
-  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose });
+  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose, conn });
   const runner = runTools?.runner ?? null;
   if (runTools) conversation.offerRunTools(runTools.offered);
   const controller = new AbortController();

@@ -6,6 +6,7 @@ import { hasCommandTools } from '../tools/definitions.js';
 import { hasMcpServers, mcpServersOf, serverAllowPatterns, type McpSources } from '../tools/mcp/sources.js';
 import type { ToolRunner } from '../tools/runner.js';
 import type { McpFlags, ToolLoopFlags } from './flags.js';
+import { ConnectionPool, type Connection } from '../transport/http.js';
 
 // The runnable tools of one run (SPEC §15): command tools from --tools and the MCP servers of the config,
 // the profile, --mcp-config and --mcp. Decided on the start-up path without loading the tools code; a
@@ -27,6 +28,11 @@ export interface RunToolsInput {
   flags: ToolLoopFlags;
   stderr: NodeJS.WritableStream;
   verbose: boolean;
+  /**
+   * The session's connection: a loop makes a model request per step, so while tools run its requests
+   * share one keep-alive pool (closed with the runner) instead of connecting anew each time.
+   */
+  conn?: Connection;
 }
 
 export async function openRunTools(input: RunToolsInput): Promise<RunTools | null> {
@@ -38,12 +44,27 @@ export async function openRunTools(input: RunToolsInput): Promise<RunTools | nul
   const { loadToolRunner } = await import('../tools/load.js');
   const runner = await loadToolRunner({ definitions: input.definitions, mcpServers: servers, stderr: input.stderr, verbose: input.verbose });
   if (!runner) return null;
+  const runnerWithPool = input.conn && !input.conn.pool ? sharingConnection(runner, input.conn) : runner;
   const offered: ToolDefinition[] = runner
     .tools()
     .filter((tool) => tool.source !== 'command')
     .map((tool) => ({ type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.inputSchema } }));
   const allow = [...input.flags.allow, ...configAllowPatterns(file, sources.profile), ...serverAllowPatterns(servers)];
-  return { runner, flags: { ...input.flags, allow }, offered };
+  return { runner: runnerWithPool, flags: { ...input.flags, allow }, offered };
+}
+
+function sharingConnection(runner: ToolRunner, conn: Connection): ToolRunner {
+  const pool = new ConnectionPool(conn);
+  conn.pool = pool;
+  return {
+    tools: () => runner.tools(),
+    call: (name, args, options) => runner.call(name, args, options),
+    async close() {
+      conn.pool = undefined;
+      pool.close();
+      await runner.close();
+    },
+  };
 }
 
 /** The config's `allow` (the profile's replaces the top level's, like every key): globs over tool names. */

@@ -81,8 +81,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const batches = new BatchStore(flaky);
   // Completion requests being answered, and the most at once since the last reset (batch tests
   // check that a client backs off: the gateway's own count is the ground truth).
-  const load = { inFlight: 0, peak: 0 };
-  const stats = (): GatewayStats => ({ in_flight: load.inFlight, peak_in_flight: load.peak, requests: requests.length });
+  const load = { inFlight: 0, peak: 0, connections: 0 };
+  const stats = (): GatewayStats => ({ in_flight: load.inFlight, peak_in_flight: load.peak, requests: requests.length, connections: load.connections });
 
   async function handle(req: IncomingMessage, res: ServerResponse, route: Route, path: string, meta: { model: string | null }): Promise<void> {
     const method = req.method ?? 'GET';
@@ -188,6 +188,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       if (!res.headersSent) sendReply(res, errorReply('chat', 500, `gatechat dev gateway: internal error: ${(error as Error).message}`));
       else res.destroy();
     });
+  });
+  server.on('connection', () => {
+    load.connections++;
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -19,6 +19,8 @@ export interface GatewayStats {
   peak_in_flight: number;
   /** Entries in the request log. */
   requests: number;
+  /** TCP connections accepted since start: tells a client that reuses its connection from one that does not. */
+  connections: number;
 }
 
 export interface GatewayOptions {

@@ -63,6 +63,15 @@ describe('command tools in a loop', () => {
     }
   }
 
+  it('the requests of one loop share a keep-alive connection (a new one per step cost a connect each)', async () => {
+    const { path } = toolsFile(`cat > /dev/null; printf 'tick'`);
+    const before = { requests: requests().length, connections: ctx.gateway.stats().connections };
+    const result = await gatechat(['--no-save', '-m', 'agent-3', '--tools', path, '--allow', 'shout', 'call shout {}']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(requests().length - before.requests).toBe(4);
+    expect(ctx.gateway.stats().connections - before.connections).toBe(1);
+  });
+
   it('a script without --allow denies the call: nothing runs, one stderr line names --allow, the model is told', async () => {
     for (const api of ['chat', 'messages'] as const) {
       const { path, ranMarker } = toolsFile();
