@@ -18,6 +18,22 @@ const STATUSES: readonly TurnStatus[] = ['complete', 'interrupted', 'cancelled',
 
 /** `cid` is the file's name: what the conversation is, whatever its header says. */
 export function parseConversation(cid: string, text: string): ParsedConversation {
+  const { meta, records, problems } = parseRecords(cid, text);
+  // Only a crash inside create() leaves no header; the conversation is still readable.
+  return { meta: meta ?? headerless(cid, records), records, problems };
+}
+
+/** The header a file without one is read with: created at its first record, no model. */
+export function headerless(cid: string, records: readonly StoredRecord[]): MetaRecord {
+  return { type: 'meta', v: 1, cid, created: records[0]?.ts ?? '', model: '', api: 'chat' };
+}
+
+/**
+ * The records of whole lines of a file, from any line on (the history index reads only what was
+ * appended since it last looked): `firstLine` numbers the lines in `problems`; `meta` is undefined
+ * when these lines hold no header.
+ */
+export function parseRecords(cid: string, text: string, firstLine = 1): { meta: MetaRecord | undefined; records: StoredRecord[]; problems: string[] } {
   let meta: MetaRecord | undefined;
   const records: StoredRecord[] = [];
   const problems: string[] = [];
@@ -25,7 +41,7 @@ export function parseConversation(cid: string, text: string): ParsedConversation
   const lines = text.split('\n');
   lines.forEach((line, index) => {
     if (!line.trim()) return;
-    const number = index + 1;
+    const number = index + firstLine;
     let value = parseLine(line);
     if (value === undefined) {
       // A record glued to the fragment a crashed writer left (appends of other runs go on meanwhile).
@@ -57,8 +73,6 @@ export function parseConversation(cid: string, text: string): ParsedConversation
     }
   });
   if (torn.length > 0) problems.unshift(`${plural(torn.length, 'line')} ${torn.join(', ')} ${torn.length === 1 ? 'is' : 'are'} not a whole record`);
-  // Only a crash inside create() leaves no header; the conversation is still readable.
-  meta ??= { type: 'meta', v: 1, cid, created: records[0]?.ts ?? '', model: '', api: 'chat' };
   return { meta, records, problems };
 }
 

@@ -179,27 +179,6 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
   return { turns, settings };
 }
 
-/** One line of `history list` for a conversation. */
-export function summarize(meta: MetaRecord, records: readonly StoredRecord[]): ConversationSummary {
-  const firstUser = records.find((r): r is UserRecord => r.type === 'user');
-  const last = records[records.length - 1];
-  return {
-    cid: meta.cid,
-    created: meta.created,
-    updated: last?.ts || meta.created,
-    model: meta.model,
-    api: meta.api,
-    turns: records.filter((r) => r.type === 'user').length,
-    title: titleOf(firstUser?.content ?? ''),
-  };
-}
-
-/** `history list TEXT`: prompts, answers, system prompt or model contain it, ignoring case. */
-export function mentions(meta: MetaRecord, records: readonly StoredRecord[], needle: string): boolean {
-  const lower = needle.toLowerCase();
-  return [meta.model, meta.system ?? '', ...records.map((r) => r.content)].some((text) => text.toLowerCase().includes(lower));
-}
-
 /**
  * The header's settings. A header written before the settings were recorded has only model, api
  * and system; the last answer's params then tell the temperature, max tokens and options used.
@@ -241,7 +220,8 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function titleOf(prompt: string): string {
+/** A conversation's title: the first line of its first prompt, at most 60 characters. */
+export function titleOf(prompt: string): string {
   const line = prompt.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
   return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
 }

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, unlinkSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Attachment } from '../protocol/events.js';
 import type { ToolResultEntry } from './types.js';
 import { UsageError } from '../exit-codes.js';
 import { appendOwnRecord, createOwnFile, ensurePrivateDir, readOwnFile } from '../storage/own-files.js';
 import { errnoOf, isStorageFailure, storageError, StorageError } from '../storage/storage-error.js';
 import { BlobStore } from './blob-store.js';
+import { HistoryIndex } from './history-index.js';
 import { parseConversation, type ParsedConversation } from './conversation-parse.js';
 import {
-  mentions,
   pairTurns,
-  summarize,
   type AnswerPartRecord,
   type AssistantRecord,
   type ConversationSummary,
@@ -58,7 +57,7 @@ export class ConversationStore {
   private readonly warned = new Set<string>();
 
   constructor(
-    dir: string,
+    private readonly dir: string,
     private readonly options: StoreOptions = {},
   ) {
     this.root = join(dir, 'conversations');
@@ -185,18 +184,36 @@ export class ConversationStore {
   }
 
   /**
-   * Newest activity first. `matching`: only conversations whose prompts, answers, system prompt or
-   * model contain that text, ignoring case. A file that cannot be read is named in a warning and
-   * left out; the others are listed.
+   * Newest activity first, from the history index (history-index.ts): only files that changed since
+   * the last listing are read, and only what was appended to them. `matching`: only conversations
+   * whose model, system prompt or prompts contain that text, ignoring case (SPEC §17: the index keeps
+   * the first SEARCH_LIMIT characters of them). A file that cannot be read is named in a warning and
+   * left out; a damaged one is named and listed as far as it reads; the others are listed.
    */
   list(matching?: string): ConversationSummary[] {
+    const index = new HistoryIndex(this.dir);
+    const needle = matching?.toLowerCase();
     const summaries: ConversationSummary[] = [];
-    for (const { cid } of this.entries()) {
-      const parsed = this.readListed(cid);
-      if (!parsed) continue;
-      if (matching && !mentions(parsed.meta, parsed.records, matching)) continue;
-      summaries.push(summarize(parsed.meta, parsed.records));
+    const listed = new Set<string>();
+    for (const { cid, stat } of this.entries()) {
+      let found;
+      try {
+        found = index.conversation(cid, this.file(cid), stat);
+      } catch (error) {
+        if (!isStorageFailure(error)) throw error;
+        this.warnSkipped(cid, error);
+        continue;
+      }
+      listed.add(cid);
+      if (!found.readable) {
+        this.warnOnce(cid, `warning: conversation ${cid}: ${found.problems.join('; ') || 'the file is empty'}; skipped`);
+        continue;
+      }
+      if (found.problems.length > 0) this.warnOnce(cid, `warning: conversation ${cid}: ${found.problems.join('; ')}; the rest is used`);
+      if (needle && !found.mentions(needle)) continue;
+      summaries.push(found.summary);
     }
+    index.save(listed);
     return summaries.sort((a, b) => (a.updated === b.updated ? b.cid.localeCompare(a.cid) : b.updated.localeCompare(a.updated)));
   }
 
@@ -234,7 +251,8 @@ export class ConversationStore {
   }
 
   private file(cid: string): string {
-    return join(this.root, `${cid}.jsonl`);
+    // Not join(): a listing names 10 000 files, and the root is normalised already.
+    return `${this.root}${sep}${cid}.jsonl`;
   }
 
   /** A link in the file's place counts as there (so it can be named and removed), even when it dangles. */

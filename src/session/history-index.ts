@@ -1,0 +1,338 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, readSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import type { Api } from '../protocol/events.js';
+import { lockFile } from '../storage/file-lock.js';
+import { openOwnFile, readOwnBytes, writeFileAtomic } from '../storage/own-files.js';
+import { errnoOf, isStorageFailure, StorageError } from '../storage/storage-error.js';
+import { parseRecords } from './conversation-parse.js';
+import { isObject, titleOf, type ConversationSummary } from './conversation-records.js';
+
+// The history index (SPEC §17 "Scale"): what `history list` shows of each conversation, and the text
+// `history list TEXT` searches, kept in one file beside the conversations so a listing never reads
+// whole conversation files. It is a cache, never the truth: each entry remembers the file's inode,
+// size and mtime, and a file that changed since is read again — only the bytes appended since (the
+// files are append-only logs), or whole when it was replaced, shrank or its first bytes differ (an
+// edit by hand). A missing, damaged or foreign index is rebuilt. Writers of conversations never touch
+// it, so a one-shot pays nothing; a listing that changed something writes it back whole (temp file +
+// rename: readers see the old index or the new one) under a lock it does not wait for — when another
+// listing holds it, that one is writing the same facts.
+
+const INDEX_FILE = 'history-index.json';
+const INDEX_VERSION = 2;
+/** Read size when folding a file: memory stays flat whatever the size of the conversation. */
+const CHUNK_BYTES = 1 << 20;
+/** The start of a file whose hash tells an appended file from an edited one. */
+const HEAD_BYTES = 4096;
+/** `history list TEXT` searches the model, the system prompt and the prompts: this much of each… */
+const SEARCH_PIECE = 300;
+/** …and this much per conversation in all, so the index stays small beside 1 GB of conversations. */
+export const SEARCH_LIMIT = 2000;
+/** A file with more problems than this is named with the first ones (the warning stays one line). */
+const PROBLEM_LIMIT = 10;
+
+interface IndexEntry {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** Bytes folded so far: always whole lines (a line being written or torn at the end waits). */
+  read: number;
+  /** Newlines in those bytes: the number of the next line, less one, for problems' line numbers. */
+  lines: number;
+  /** SHA-1 of the first min(read, HEAD_BYTES) bytes. */
+  head: string;
+  header: boolean;
+  /** Some line held a record (or the header). */
+  readable: boolean;
+  created: string;
+  /** The last record's `ts` (its answer's time, usually): the conversation's `updated`. */
+  last: string;
+  model: string;
+  api: Api;
+  turns: number;
+  title: string;
+  /** Lower case, SEARCH_LIMIT characters at most; undefined until read from the index's last line. */
+  search?: string;
+  problems: string[];
+  /** An unreadable last line without its newline: named now, read again once something follows it. */
+  tail: string | null;
+}
+
+export interface IndexedConversation {
+  summary: ConversationSummary;
+  /** What the file's reading skipped (`line 4 is not a whole record`): the caller names it in one warning. */
+  problems: string[];
+  /** False when not one line of the file could be read (no header, no record): nothing to list. */
+  readable: boolean;
+  /** `history list TEXT`: lower case. */
+  mentions(lowerNeedle: string): boolean;
+}
+
+export class HistoryIndex {
+  private readonly path: string;
+  private entries = new Map<string, IndexEntry>();
+  private changed = false;
+  /** The index file's search texts, parsed only when a listing searches or writes (`searchText()`). */
+  private storedSearch: { order: string[]; json: Buffer } | null = null;
+
+  constructor(dataDir: string) {
+    this.path = join(dataDir, INDEX_FILE);
+    this.entries = this.load();
+  }
+
+  /**
+   * The conversation in `file` as its entry says, brought up to date first when `stat` (its lstat)
+   * shows it changed. Errors opening or reading the file are thrown as they come (errno codes).
+   */
+  conversation(cid: string, file: string, stat: Stats): IndexedConversation {
+    let entry = this.entries.get(cid);
+    if (!entry || entry.ino !== stat.ino || entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs) {
+      if (entry && entry.search === undefined) this.searchTexts();
+      entry = this.refresh(cid, file, entry);
+      this.entries.set(cid, entry);
+      this.changed = true;
+    }
+    const found = entry;
+    return {
+      summary: {
+        cid,
+        created: found.created,
+        updated: found.last || found.created,
+        model: found.model,
+        api: found.api,
+        turns: found.turns,
+        title: found.title,
+      },
+      problems: found.tail ? [...found.problems, found.tail] : found.problems,
+      readable: found.readable,
+      mentions: (needle) => this.searchOf(cid, file, found).includes(needle),
+    };
+  }
+
+  private searchOf(cid: string, file: string, entry: IndexEntry): string {
+    if (entry.search === undefined) this.searchTexts();
+    if (entry.search !== undefined) return entry.search;
+    // The index lost it (a damaged last line): the file is read again.
+    const again = this.refresh(cid, file, undefined);
+    this.entries.set(cid, again);
+    this.changed = true;
+    return again.search ?? '';
+  }
+
+  /** Entries of conversations not in `listed` are dropped; a changed index is written back. */
+  save(listed: ReadonlySet<string>): void {
+    for (const cid of this.entries.keys()) {
+      if (!listed.has(cid)) {
+        this.entries.delete(cid);
+        this.changed = true;
+      }
+    }
+    if (!this.changed) return;
+    let lock;
+    try {
+      lock = lockFile(this.path, { waitMs: 0, what: 'the history index' });
+    } catch (error) {
+      if (error instanceof StorageError || isStorageFailure(error)) return; // another listing is writing it, or the disk refuses: next time
+      throw error;
+    }
+    try {
+      writeFileAtomic(this.path, this.serialized(), { durable: false });
+      this.changed = false;
+    } catch (error) {
+      // A cache that cannot be written (read-only data dir, full disk) costs time, never the listing.
+      if (!isStorageFailure(error)) throw error;
+    } finally {
+      lock.release();
+    }
+  }
+
+  /**
+   * Three lines: a header, the entries (arrays, no field names: 10 000 of them parse in a few ms), and
+   * their search texts in the same order — a listing without TEXT never parses those.
+   */
+  private serialized(): string {
+    this.searchTexts();
+    const cids = [...this.entries.keys()];
+    const rows = cids.map((cid) => {
+      const e = this.entries.get(cid)!;
+      return [cid, e.ino, e.size, e.mtimeMs, e.read, e.lines, e.head, e.header, e.readable, e.created, e.last, e.model, e.api, e.turns, e.title, e.problems, e.tail];
+    });
+    const search = cids.map((cid) => this.entries.get(cid)!.search ?? '');
+    return `${JSON.stringify({ v: INDEX_VERSION, count: cids.length })}\n${JSON.stringify(rows)}\n${JSON.stringify(search)}\n`;
+  }
+
+  private load(): Map<string, IndexEntry> {
+    let bytes: Buffer | null;
+    try {
+      bytes = readOwnBytesIfExists(this.path);
+    } catch (error) {
+      if (isStorageFailure(error)) return this.rebuilt();
+      throw error;
+    }
+    if (bytes === null) return this.rebuilt();
+    const first = bytes.indexOf(0x0a);
+    const second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
+    if (second < 0) return this.rebuilt();
+    let header: unknown;
+    let rows: unknown;
+    try {
+      header = JSON.parse(bytes.subarray(0, first).toString('utf8'));
+      rows = JSON.parse(bytes.subarray(first + 1, second).toString('utf8'));
+    } catch {
+      return this.rebuilt();
+    }
+    if (!isObject(header) || header.v !== INDEX_VERSION || !Array.isArray(rows) || rows.length !== header.count) return this.rebuilt();
+    const entries = new Map<string, IndexEntry>();
+    const order: string[] = [];
+    for (const row of rows) {
+      const entry = entryOf(row);
+      order.push(entry ? (row as [string])[0] : '');
+      // An entry of the wrong shape is read again from its file, like a stale one.
+      if (entry) entries.set((row as [string])[0], entry);
+      else this.changed = true;
+    }
+    this.storedSearch = { order, json: bytes.subarray(second + 1) };
+    return entries;
+  }
+
+  /** Gives every entry loaded from the file its search text (once). */
+  private searchTexts(): void {
+    const stored = this.storedSearch;
+    if (!stored) return;
+    this.storedSearch = null;
+    let texts: unknown;
+    try {
+      texts = JSON.parse(stored.json.toString('utf8'));
+    } catch {
+      texts = null;
+    }
+    const ok = Array.isArray(texts) && texts.length === stored.order.length;
+    stored.order.forEach((cid, i) => {
+      const entry = this.entries.get(cid);
+      if (!entry || entry.search !== undefined) return;
+      const text = ok ? (texts as unknown[])[i] : undefined;
+      if (typeof text === 'string') entry.search = text;
+      else {
+        // Lost its search text: read again from its file at the next listing.
+        this.entries.delete(cid);
+        this.changed = true;
+      }
+    });
+  }
+
+  private rebuilt(): Map<string, IndexEntry> {
+    this.changed = true;
+    return new Map();
+  }
+
+/** Folds what was appended since `old` (or the whole file) into an entry. */
+  private refresh(cid: string, file: string, old: IndexEntry | undefined): IndexEntry {
+    const fd = openOwnFile(file, 'read');
+    try {
+      const stat = { ...statOf(fd) };
+      const appended = old && old.ino === stat.ino && stat.size >= old.read && headHash(fd, Math.min(old.read, HEAD_BYTES)) === old.head;
+      const entry: IndexEntry = appended ? { ...old, search: old.search ?? '', problems: [...old.problems], ...stat, tail: null } : fresh(stat);
+      foldFile(entry, cid, fd);
+      if (!appended || (old?.read ?? 0) < HEAD_BYTES) entry.head = headHash(fd, Math.min(entry.read, HEAD_BYTES));
+      return entry;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function statOf(fd: number): Pick<IndexEntry, 'ino' | 'size' | 'mtimeMs'> {
+  // The descriptor's stat, read before the bytes: a later append only makes the entry stale again.
+  const stat = fstatSync(fd);
+  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+}
+
+function fresh(stat: Pick<IndexEntry, 'ino' | 'size' | 'mtimeMs'>): IndexEntry {
+  return { ...stat, read: 0, lines: 0, head: '', header: false, readable: false, created: '', last: '', model: '', api: 'chat', turns: 0, title: '', search: '', problems: [], tail: null };
+}
+
+/** Reads from `entry.read` to the size in `entry`, in chunks, folding each run of whole lines. */
+function foldFile(entry: IndexEntry, cid: string, fd: number): void {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let offset = entry.read;
+  let carry: Buffer = Buffer.alloc(0);
+  while (offset < entry.size) {
+    const n = readSync(fd, buffer, 0, Math.min(CHUNK_BYTES, entry.size - offset), offset);
+    if (n === 0) break;
+    offset += n;
+    const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, n)]) : buffer.subarray(0, n);
+    const end = data.lastIndexOf(0x0a) + 1;
+    if (end > 0) foldLines(entry, cid, data.subarray(0, end));
+    carry = Buffer.from(data.subarray(end));
+  }
+  if (carry.length === 0 || carry.toString('utf8').trim() === '') return;
+  // The last line has no newline: a whole record written by hand is used; a torn one (a crash, or a
+  // record still being written) is named and left for the next listing, when a newline may end it.
+  const { records, meta, problems } = parseRecords(cid, carry.toString('utf8'), entry.lines + 1);
+  if (records.length > 0 || meta) foldLines(entry, cid, carry);
+  else entry.tail = problems[0] ?? `line ${entry.lines + 1} is not a whole record`;
+}
+
+function foldLines(entry: IndexEntry, cid: string, bytes: Buffer): void {
+  const { meta, records, problems } = parseRecords(cid, bytes.toString('utf8'), entry.lines + 1);
+  if (meta || records.length > 0) entry.readable = true;
+  if (meta && !entry.header) {
+    entry.header = true;
+    entry.created = meta.created;
+    entry.model = meta.model;
+    entry.api = meta.api;
+    addSearch(entry, meta.model);
+    if (meta.system) addSearch(entry, meta.system);
+  }
+  // A file without a header (a crash inside create()) is dated by its first record.
+  if (!entry.header && entry.created === '' && records[0]) entry.created = records[0].ts;
+  for (const record of records) {
+    if (record.type !== 'user') continue;
+    if (entry.turns === 0) entry.title = titleOf(record.content);
+    entry.turns += 1;
+    addSearch(entry, record.content);
+  }
+  if (records.length > 0) entry.last = records[records.length - 1]!.ts;
+  for (const problem of problems) if (entry.problems.length < PROBLEM_LIMIT) entry.problems.push(problem);
+  entry.read += bytes.length;
+  for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) entry.lines += 1;
+}
+
+function addSearch(entry: IndexEntry, text: string): void {
+  entry.search ??= '';
+  const room = SEARCH_LIMIT - entry.search.length;
+  if (room <= 1) return;
+  entry.search += `${entry.search ? '\n' : ''}${text.slice(0, Math.min(SEARCH_PIECE, room - 1)).toLowerCase()}`;
+}
+
+function headHash(fd: number, bytes: number): string {
+  if (bytes === 0) return '';
+  const buffer = Buffer.alloc(bytes);
+  const n = readSync(fd, buffer, 0, bytes, 0);
+  return createHash('sha1').update(buffer.subarray(0, n)).digest('base64');
+}
+
+/** A row of the index file back into an entry (its search text comes later); null when it is not one. */
+function entryOf(row: unknown): IndexEntry | null {
+  if (!Array.isArray(row) || row.length !== 17) return null;
+  const [cid, ino, size, mtimeMs, read, lines, head, header, readable, created, last, model, api, turns, title, problems, tail] = row as unknown[];
+  const numbers = [ino, size, mtimeMs, read, lines, turns];
+  const strings = [cid, head, created, last, model, title];
+  if (!numbers.every((n) => typeof n === 'number') || !strings.every((t) => typeof t === 'string')) return null;
+  if (api !== 'chat' && api !== 'messages') return null;
+  if (typeof header !== 'boolean' || typeof readable !== 'boolean') return null;
+  if (!Array.isArray(problems) || !problems.every((p) => typeof p === 'string')) return null;
+  if (tail !== null && typeof tail !== 'string') return null;
+  return {
+    ino, size, mtimeMs, read, lines, head, header, readable, created, last, model, api, turns, title, problems, tail,
+  } as IndexEntry;
+}
+
+function readOwnBytesIfExists(path: string): Buffer | null {
+  try {
+    return readOwnBytes(path);
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
