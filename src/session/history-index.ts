@@ -3,7 +3,7 @@ import { closeSync, fstatSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Api } from '../protocol/events.js';
 import { lockFile } from '../storage/file-lock.js';
-import { openOwnFile, readOwnBytes, writeFileAtomic } from '../storage/own-files.js';
+import { openOwnFile, writeFileAtomic } from '../storage/own-files.js';
 import { errnoOf, isStorageFailure, StorageError } from '../storage/storage-error.js';
 import { parseRecords } from './conversation-parse.js';
 import { isObject, titleOf, type ConversationSummary } from './conversation-records.js';
@@ -73,7 +73,7 @@ export class HistoryIndex {
   private entries = new Map<string, IndexEntry>();
   private changed = false;
   /** The index file's search texts, parsed only when a listing searches or writes (`searchText()`). */
-  private storedSearch: { order: string[]; json: Buffer } | null = null;
+  private storedSearch: { order: string[]; json: () => Buffer } | null = null;
 
   constructor(dataDir: string) {
     this.path = join(dataDir, INDEX_FILE);
@@ -150,7 +150,7 @@ export class HistoryIndex {
    * Three lines: a header, the entries (arrays, no field names: 10 000 of them parse in a few ms), and
    * their search texts in the same order — a listing without TEXT never parses those.
    */
-  private serialized(): string {
+  private serialized(): Buffer {
     this.searchTexts();
     const cids = [...this.entries.keys()];
     const rows = cids.map((cid) => {
@@ -158,26 +158,26 @@ export class HistoryIndex {
       return [cid, e.ino, e.size, e.mtimeMs, e.read, e.lines, e.head, e.header, e.readable, e.created, e.last, e.model, e.api, e.turns, e.title, e.problems, e.tail];
     });
     const search = cids.map((cid) => this.entries.get(cid)!.search ?? '');
-    return `${JSON.stringify({ v: INDEX_VERSION, count: cids.length })}\n${JSON.stringify(rows)}\n${JSON.stringify(search)}\n`;
+    const rowsLine = Buffer.from(`${JSON.stringify(rows)}\n`);
+    // The header gives the entries' length: a listing reads them and never the search texts after them.
+    const header = `${JSON.stringify({ v: INDEX_VERSION, count: cids.length, bytes: rowsLine.length })}\n`;
+    return Buffer.concat([Buffer.from(header), rowsLine, Buffer.from(`${JSON.stringify(search)}\n`)]);
   }
 
   private load(): Map<string, IndexEntry> {
-    let bytes: Buffer | null;
+    let parts: { header: Buffer; rows: Buffer; search: () => Buffer } | null;
     try {
-      bytes = readOwnBytesIfExists(this.path);
+      parts = readIndexParts(this.path);
     } catch (error) {
       if (isStorageFailure(error)) return this.rebuilt();
       throw error;
     }
-    if (bytes === null) return this.rebuilt();
-    const first = bytes.indexOf(0x0a);
-    const second = first < 0 ? -1 : bytes.indexOf(0x0a, first + 1);
-    if (second < 0) return this.rebuilt();
+    if (parts === null) return this.rebuilt();
     let header: unknown;
     let rows: unknown;
     try {
-      header = JSON.parse(bytes.subarray(0, first).toString('utf8'));
-      rows = JSON.parse(bytes.subarray(first + 1, second).toString('utf8'));
+      header = JSON.parse(parts.header.toString('utf8'));
+      rows = JSON.parse(parts.rows.toString('utf8'));
     } catch {
       return this.rebuilt();
     }
@@ -191,7 +191,7 @@ export class HistoryIndex {
       if (entry) entries.set((row as [string])[0], entry);
       else this.changed = true;
     }
-    this.storedSearch = { order, json: bytes.subarray(second + 1) };
+    this.storedSearch = { order, json: parts.search };
     return entries;
   }
 
@@ -202,7 +202,7 @@ export class HistoryIndex {
     this.storedSearch = null;
     let texts: unknown;
     try {
-      texts = JSON.parse(stored.json.toString('utf8'));
+      texts = JSON.parse(stored.json().toString('utf8'));
     } catch {
       texts = null;
     }
@@ -328,11 +328,52 @@ function entryOf(row: unknown): IndexEntry | null {
   } as IndexEntry;
 }
 
-function readOwnBytesIfExists(path: string): Buffer | null {
+/**
+ * The index file's header line and entries line, read by the length the header gives; the search
+ * texts after them are read only when asked for. null: no index (or not one of ours: rebuilt).
+ */
+function readIndexParts(path: string): { header: Buffer; rows: Buffer; search: () => Buffer } | null {
+  let fd: number;
   try {
-    return readOwnBytes(path);
+    fd = openOwnFile(path, 'read');
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return null;
     throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Buffer.alloc(Math.min(size, 256));
+    const n = readSync(fd, start, 0, start.length, 0);
+    const newline = start.subarray(0, n).indexOf(0x0a);
+    if (newline < 0) return null;
+    const header = start.subarray(0, newline);
+    const bytes = /"bytes":(\d+)/.exec(header.toString('latin1'));
+    const length = bytes ? Number(bytes[1]) : NaN;
+    const rowsAt = newline + 1;
+    if (!Number.isSafeInteger(length) || rowsAt + length > size) return null;
+    const rows = Buffer.allocUnsafe(length);
+    if (readSync(fd, rows, 0, length, rowsAt) !== length) return null;
+    const searchAt = rowsAt + length;
+    const { ino } = fstatSync(fd);
+    // Read when a listing searches or writes; if another listing replaced the file meanwhile, the
+    // texts are not these entries' (an empty result: the entries are read again from their files).
+    const search = (): Buffer => {
+      let again: number;
+      try {
+        again = openOwnFile(path, 'read');
+      } catch {
+        return Buffer.alloc(0);
+      }
+      try {
+        if (fstatSync(again).ino !== ino) return Buffer.alloc(0);
+        const rest = Buffer.allocUnsafe(Math.max(0, size - searchAt));
+        return rest.subarray(0, readSync(again, rest, 0, rest.length, searchAt));
+      } finally {
+        closeSync(again);
+      }
+    };
+    return { header, rows, search };
+  } finally {
+    closeSync(fd);
   }
 }
