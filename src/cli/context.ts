@@ -3,6 +3,7 @@ import { requireConnection, resolveSettings, type Settings } from '../config/set
 import { runApiKeyCommand } from '../config/api-key-cmd.js';
 import { ConversationStore } from '../session/conversation-store.js';
 import { dataDir } from '../session/paths.js';
+import { cachedContextWindow } from '../session/models-cache.js';
 import { openConversation, type GatewayConversationApi } from '../session/conversation.js';
 import { compileAnswerSchema } from '../session/answer-schema.js';
 import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
@@ -174,6 +175,9 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
     resume,
     log,
     warn,
+    contextMode: options.contextMode,
+    // The entry's window for the model asked for, else what the gateway's model list said (SPEC §17).
+    contextWindow: (model) => (model === ready.model && settings.context !== undefined ? settings.context : options.isolated ? undefined : cachedContextWindow(conn.baseUrl, model)),
     // demo's settings are not the user's: nothing is recorded there.
     onLearned: options.isolated ? undefined : (model, facts) => rememberFacts(settings.profile, model, facts, { log, warn }),
     onRetry: ({ attempt, delayMs, reason }) =>

@@ -20,6 +20,7 @@ import {
 } from '../config/keys.js';
 import type { RawBatchOptions, RawChatOptions } from './program.js';
 import type { SettingsFlags } from '../config/settings.js';
+import type { ContextMode } from '../session/context-fit.js';
 
 export interface McpFlags {
   specs: string[];
@@ -61,6 +62,8 @@ export interface ChatModeOptions {
   template?: TemplateChoice;
   /** The tool loop's limits and the --allow patterns (SPEC §15). */
   toolLoop: ToolLoopFlags;
+  /** --context (SPEC §17): which earlier turns a continued conversation sends. */
+  contextMode: ContextMode;
 }
 
 export interface TemplateChoice {
@@ -189,7 +192,16 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     shellMode: raw.execute ? true : undefined,
     template: raw.template !== undefined ? { name: raw.template, params } : undefined,
     toolLoop: validateToolLoopFlags(raw),
+    contextMode: parseContextMode(raw.context),
   };
+}
+
+/** `--context full` or `--context <n>` (a whole number ≥ 1); not given: fit the model's window. */
+function parseContextMode(raw: string | undefined): ContextMode {
+  if (raw === undefined) return { kind: 'auto' };
+  if (raw.trim() === 'full') return { kind: 'full' };
+  if (!/^\s*\d+\s*$/.test(raw)) throw new UsageError(`--context: expected full or a number of turns ≥ 1, got ${JSON.stringify(raw)}`);
+  return { kind: 'last', turns: parsePositiveInt(raw, '--context') };
 }
 
 /** `--tools <file>`: a JSON array of Chat Completions tool definitions, checked before sending. */

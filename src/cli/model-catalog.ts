@@ -3,7 +3,7 @@ import { aliasesOf } from '../config/model-entries.js';
 import type { ConfigFile } from '../config/keys.js';
 import { resolveSettings, type Settings, type SettingsFlags } from '../config/settings.js';
 import type { ModelCatalog } from '../render/ink/slash-commands.js';
-import { cachedModelList, saveModelIds } from '../session/models-cache.js';
+import { cachedModelList, contextWindowsOf, saveModelIds } from '../session/models-cache.js';
 import type { SessionSettings } from '../session/types.js';
 import type { Connection } from '../transport/http.js';
 
@@ -36,7 +36,7 @@ export function openModelCatalog({ file, flags, env, settings, conn, log, now = 
     fetching = listModels(conn)
       .then((models) => {
         ids = models.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id));
-        saveModelIds(conn.baseUrl, ids);
+        saveModelIds(conn.baseUrl, ids, undefined, contextWindowsOf(models));
       })
       .catch((error: unknown) => log?.(`model list for /model completion not refreshed: ${(error as Error).message}`))
       .finally(() => {

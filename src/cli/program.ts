@@ -47,7 +47,8 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
     command
       .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
       .option('--cid <id>', 'continue conversation <id>, or the one whose id starts so (see: gatechat history list)')
-      .option('--no-save', 'do not record this exchange (default: recorded)');
+      .option('--no-save', 'do not record this exchange (default: recorded)')
+      .option('--context <full|n>', 'earlier turns to send: full sends all, n the last n; default: the oldest left out, with one line, when the model\'s context window would overflow');
   }
   command
     .option('--no-stdin', 'do not read piped stdin')
@@ -119,6 +120,7 @@ export interface RawChatOptions {
   mcpConfig?: string;
   allow?: string[];
   maxSteps?: string;
+  context?: string;
   toolTimeout?: string;
   toolOutputLimit?: string;
   option?: string[];

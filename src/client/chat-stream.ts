@@ -15,6 +15,8 @@ export type MaxTokensField = RequestOptions['maxTokensField'];
 export interface LearnedFacts {
   'max-tokens-field'?: MaxTokensField;
   'max-tokens'?: number;
+  /** The context window a 400 named (SPEC §17); learned by the session, not here. */
+  context?: number;
 }
 
 /** When a gateway requires max_tokens and none was configured (SPEC §11). */

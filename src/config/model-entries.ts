@@ -26,6 +26,8 @@ export interface ModelEntry {
   system?: string;
   /** Extra request-body fields, merged like `-o`. */
   options?: Record<string, unknown>;
+  /** The context window in tokens (SPEC §17): set by hand, or learned from a context-length 400. */
+  context?: number;
 }
 
 export type ModelEntryKey = keyof ModelEntry;
@@ -70,6 +72,7 @@ export const MODEL_ENTRY_KEYS: readonly EntryKeySpec[] = [
   { key: 'max-tokens-field', description: 'max_tokens or max_completion_tokens', parse: parseMaxTokensField },
   { key: 'system', description: 'system prompt (an alias with one is a role)', parse: parseSystem },
   { key: 'options', description: 'JSON object of extra request-body fields, like -o', parse: parseBodyFields },
+  { key: 'context', description: 'context window in tokens (learned from a context-length error)', parse: parsePositiveInt },
 ];
 
 export const MODEL_ENTRY_KEY_NAMES: readonly ModelEntryKey[] = MODEL_ENTRY_KEYS.map((spec) => spec.key);

@@ -66,6 +66,8 @@ export interface Settings {
   save: boolean;
   system?: string;
   extraBody?: Record<string, unknown>;
+  /** The model entry's context window (SPEC §17), if it has one. */
+  context?: number;
   /** The name the user asked for when it differs from `model` (an alias, SPEC §11). */
   alias?: string;
   /** Set only when it is where the key comes from (SPEC §14): run it with `resolveApiKey()`. */
@@ -189,7 +191,8 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
   const options = entry?.get('options');
   const extraBody = options || flags.extraBody ? { ...options, ...flags.extraBody } : undefined;
 
-  return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, system, extraBody, sources };
+  const context = entry?.get('context');
+  return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, system, extraBody, ...(context !== undefined ? { context } : {}), sources };
 }
 
 /**

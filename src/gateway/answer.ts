@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { MAX_SLOW_WORDS, type Behaviour } from './models.js';
 import {
   bigTokens,
+  contextTokens,
   firstToolName,
   inputWords,
   lastUserText,
@@ -59,6 +60,7 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
     case 'agent':
     case 'max-completion-tokens':
     case 'max-tokens-required':
+    case 'context':
     case 'no-done':
     case 'keepalive':
     case 'flaky':
@@ -78,7 +80,8 @@ function content(behaviour: Behaviour, body: Record<string, unknown>, limit: num
  * max_completion_tokens) with finish `length` when the answer is longer.
  */
 export function buildAnswer(api: Api, behaviour: Behaviour, body: Record<string, unknown>, limit: number | null): AnswerResult {
-  const inputTokens = inputWords(body);
+  // context-N counts its window in its own tokens, and reports them, so usage and the 400 agree.
+  const inputTokens = behaviour.kind === 'context' ? contextTokens(body) : inputWords(body);
   if (behaviour.kind === 'tool') {
     const name = firstToolName(body);
     if (!name) return { ok: false, message: "model 'tool' calls the first tool in the request, but the request has no tools", param: 'tools' };

@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { ModelSpec } from './models.js';
+import { contextTokens } from './text.js';
 import type { Api } from './types.js';
 import { chatError } from './wire-chat.js';
 import { messagesError } from './wire-messages.js';
@@ -119,6 +120,21 @@ export function failureFor(api: Api, spec: ModelSpec, body: Record<string, unkno
         return errorReply(api, 400, UNSUPPORTED_MAX_TOKENS_MESSAGE, { code: 'unsupported_parameter', param: 'max_tokens' });
       }
       return null;
+    case 'context': {
+      // A model with a small context window, refusing as the vendors do (SPEC §17): OpenAI's wording
+      // and code on Chat Completions, Anthropic's on Messages.
+      const input = contextTokens(body);
+      const requested = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : 0;
+      if (input + requested <= b.window) return null;
+      return api === 'chat'
+        ? errorReply(
+            api,
+            400,
+            `This model's maximum context length is ${b.window} tokens. However, you requested ${input + requested} tokens (${input} in the messages, ${requested} in the completion). Please reduce the length of the messages or completion.`,
+            { code: 'context_length_exceeded', param: 'messages' },
+          )
+        : errorReply(api, 400, `prompt is too long: ${input + requested} tokens > ${b.window} maximum`);
+    }
     case 'max-tokens-required':
       // A gateway translating Chat Completions into Messages (Portkey with an Anthropic provider)
       // passes on the Messages interface's own complaint when max_tokens is missing.

@@ -17,6 +17,7 @@ export type Behaviour =
   | { kind: 'json'; bad: boolean }
   | { kind: 'max-completion-tokens' }
   | { kind: 'max-tokens-required' }
+  | { kind: 'context'; window: number }
   | { kind: 'fail'; status: number; retryAfter: string | null; retryAfterMs: string | null; noRetry: boolean }
   | { kind: 'html-502' }
   | { kind: 'cut'; after: number; mode: CutMode }
@@ -78,6 +79,10 @@ function parseBase(name: string): Behaviour | null {
   if ((m = name.match(/^agent-(\d+)$/))) {
     const steps = int(m[1], 10_000);
     return steps === null || steps < 1 ? null : { kind: 'agent', steps };
+  }
+  if ((m = name.match(/^context-(\d+)$/))) {
+    const window = int(m[1], 10_000_000);
+    return window === null || window < 1 ? null : { kind: 'context', window };
   }
   if ((m = name.match(/^lorem-(\d+)$/))) {
     const words = int(m[1], MAX_LOREM_WORDS);
@@ -144,6 +149,7 @@ export const LISTED_MODELS: readonly string[] = [
   'json-bad',
   'max-completion-tokens',
   'max-tokens-required',
+  'context-2000',
   'fail-401',
   'fail-403',
   'fail-404',

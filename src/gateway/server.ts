@@ -10,7 +10,7 @@ import { handleCompletion } from './completion.js';
 import { sendReply } from './engine.js';
 import { errorReply, type ErrorReply, type FlakyCounters } from './faults.js';
 import { hostAllowed } from './host-check.js';
-import { LISTED_MODELS } from './models.js';
+import { LISTED_MODELS, parseModel } from './models.js';
 import { RequestLog } from './request-log.js';
 import type { Api, GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
 
@@ -149,7 +149,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       return;
     }
     if (route.kind === 'models') {
-      reply(json(200, { object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created: MODELS_CREATED, owned_by: 'gatechat-dev' })) }));
+      reply(json(200, { object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created: MODELS_CREATED, owned_by: 'gatechat-dev', ...listedContext(id) })) }));
       return;
     }
     if (raw === null) {
@@ -218,4 +218,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       return closing;
     },
   };
+}
+
+/** context-N tells its window the way OpenRouter's list does (`context_length`), so `gatechat models` caches it. */
+function listedContext(id: string): { context_length?: number } {
+  const spec = parseModel(id);
+  return spec?.behaviour.kind === 'context' ? { context_length: spec.behaviour.window } : {};
 }

@@ -188,3 +188,14 @@ export function firstToolName(body: Record<string, unknown>): string | null {
   if (fn && typeof fn.name === 'string') return fn.name;
   return typeof tool.name === 'string' ? tool.name : null;
 }
+
+/**
+ * `context-N`'s token count of a request (SPEC §17): characters ÷ 4, rounded up, plus 4 per message
+ * (and the system prompt), as a tokenizer-free stand-in for a vendor's count.
+ */
+export function contextTokens(body: Record<string, unknown>): number {
+  const count = (text: string) => Math.ceil(text.length / 4) + 4;
+  let tokens = body.system === undefined ? 0 : count(contentText(body.system));
+  for (const message of messagesOf(body)) tokens += count(contentText(message.content));
+  return tokens;
+}

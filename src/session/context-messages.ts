@@ -24,6 +24,8 @@ export function toContextMessages(
   prompt: string,
   attachments: Attachment[] = [],
   toolResults?: ToolResultEntry[],
+  /** The first turn to send (context-fit.ts): the ones before it are left out, their call ids still counted. */
+  from = 0,
 ): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const named = namingCalls(turns);
@@ -40,11 +42,12 @@ export function toContextMessages(
     if (unanswered.length > 0 && withFiles) messages.push({ role: 'user', content: '', attachments: files });
     unanswered = [];
   };
-  for (const { prompt: asked, result, attachments: files, toolResults: results, replay } of turns) {
+  for (const [index, { prompt: asked, result, attachments: files, toolResults: results, replay }] of turns.entries()) {
     // Whitespace alone counts as nothing: the Messages interface refuses a blank assistant text.
     if (result.text.trim() === '' && result.tool_calls.length === 0) continue;
-    userTurn(asked, files, results);
     const calls = result.tool_calls.map(named);
+    if (index < from) continue;
+    userTurn(asked, files, results);
     messages.push(
       calls.length > 0
         ? { role: 'assistant', content: result.text, tool_calls: calls, ...(replay ? { reasoning: replay } : {}) }

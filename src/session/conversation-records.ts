@@ -74,6 +74,8 @@ export interface AssistantRecord {
   params: { temperature?: number; max_tokens?: number; stream: boolean; options?: Record<string, unknown> };
   timings: { first_token_ms: number | null; total_ms: number };
   error?: { message: string; exit_code: number };
+  /** Earlier turns its request left out to fit the model's context window (SPEC §17). */
+  omitted_turns?: number;
 }
 
 /**

@@ -3,7 +3,10 @@ import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type LearnedFacts, type StreamOutcome } from '../client/chat-stream.js';
 import type { Connection } from '../transport/http.js';
 import { isAbortError } from '../transport/http.js';
-import { ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
+import { HttpError, ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
+import { contextOverflow } from '../protocol/context-length.js';
+import { DEFAULT_MAX_TOKENS as MESSAGES_DEFAULT_MAX_TOKENS } from '../protocol/anthropic-messages.js';
+import { fitContext, isSent, type ContextFit, type ContextMode } from './context-fit.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConversationStore, LoadedConversation, SavedSettings, StoredTurn } from './conversation-store.js';
@@ -42,6 +45,13 @@ export interface ConversationDeps {
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
   /** A retry taught something about `model` (SPEC §11): awaited before the turn ends, so it is recorded. */
   onLearned?: (model: string, facts: LearnedFacts) => Promise<void>;
+  /**
+   * The model's context window in tokens (its entry's `context`, else the models cache), asked only
+   * when there are earlier turns to fit (SPEC §17); undefined: unknown until a 400 says it.
+   */
+  contextWindow?: (model: string) => number | undefined;
+  /** --context: `full` sends every turn, `last` n turns at most; default `auto` (fit the window). */
+  contextMode?: ContextMode;
 }
 
 /** A conversation over the gateway, which can also say what it would send (--dry-run). */
@@ -67,6 +77,8 @@ class GatewayConversation implements GatewayConversationApi {
   private recordedSettings: SavedSettings | null = null;
   /** Each saved turn's id in the file: what a /retry of it names (turns of older files have none). */
   private readonly turnIds = new WeakMap<FinishedTurn, string>();
+  /** Context windows a 400 told this session (also recorded in the model's entry through onLearned). */
+  private readonly learnedWindows = new Map<string, number>();
 
   constructor(private readonly deps: ConversationDeps) {
     this.settings = { ...deps.settings };
@@ -153,10 +165,31 @@ class GatewayConversation implements GatewayConversationApi {
   }
 
   request(prompt: string, attachments: Attachment[] = [], toolResults?: ToolResultEntry[]): RequestOptions {
+    return this.fitted(prompt, attachments, toolResults).request;
+  }
+
+  /** The request with the earlier turns that fit the model's context window (SPEC §17), and what was left out. */
+  private fitted(prompt: string, attachments: Attachment[], toolResults: ToolResultEntry[] | undefined): { request: RequestOptions; fit: ContextFit | null } {
     const { settings } = this;
-    return {
+    const mode = this.deps.contextMode ?? { kind: 'auto' };
+    // A new conversation has nothing to leave out: nothing is looked up for it.
+    const fit =
+      this.turns.length === 0 || mode.kind === 'full'
+        ? null
+        : fitContext({
+            turns: this.turns,
+            system: settings.system,
+            prompt,
+            attachments,
+            toolResults,
+            window: this.windowOf(settings.model),
+            // Messages always sends a limit (4096 unless set): that much of the window is the answer's.
+            maxTokens: settings.maxTokens ?? (settings.api === 'messages' ? MESSAGES_DEFAULT_MAX_TOKENS : undefined),
+            mode,
+          });
+    const request: RequestOptions = {
       model: settings.model,
-      messages: toContextMessages(this.turns, prompt, attachments, toolResults),
+      messages: toContextMessages(this.turns, prompt, attachments, toolResults, fit?.from ?? 0),
       system: settings.system,
       temperature: settings.temperature,
       maxTokens: settings.maxTokens,
@@ -166,6 +199,54 @@ class GatewayConversation implements GatewayConversationApi {
       extraBody: settings.extraBody,
       schema: this.deps.answerSchema?.schema,
     };
+    return { request, fit };
+  }
+
+  private windowOf(model: string): number | undefined {
+    return this.learnedWindows.get(model) ?? this.deps.contextWindow?.(model);
+  }
+
+  /** One line when earlier turns were left out: how many, about how many tokens, and how to send them all. */
+  private sayOmitted(fit: ContextFit | null, learned?: 'named' | 'guessed' | 'shrunk'): void {
+    if (!fit || fit.omittedTurns === 0) return;
+    const mode = this.deps.contextMode;
+    const turns = `the ${fit.omittedTurns === 1 ? 'oldest turn' : `${fit.omittedTurns} oldest turns`} (about ${fit.omittedTokens} tokens)`;
+    const window = this.windowOf(this.settings.model);
+    const why =
+      mode?.kind === 'last' && (window === undefined || fit.omittedTurns <= this.turns.filter(isSent).length - mode.turns)
+        ? `(--context ${mode.turns})`
+        : `to fit ${this.settings.model}'s context window of ${learned === 'guessed' || learned === 'shrunk' ? 'at most ' : ''}${window} tokens${learned === 'shrunk' ? ' (the gateway counted more tokens than estimated)' : learned ? ' (learned from the gateway\'s refusal; remembered)' : ''} (--context full sends them all)`;
+    this.deps.warn?.(`left out ${turns} ${why}`);
+  }
+
+  /**
+   * A 400 saying the context was exceeded, before any answer (SPEC §17): the window it names (else
+   * three quarters of what was sent) is learned — for this session and, through onLearned, the
+   * model's entry, so the next run fits at once — and the request is fitted again. null when that
+   * leaves nothing more out (the error stands).
+   */
+  private async refitAfterOverflow(
+    failure: unknown,
+    fit: ContextFit | null,
+    prompt: string,
+    attachments: Attachment[],
+    toolResults: ToolResultEntry[] | undefined,
+  ): Promise<{ request: RequestOptions; fit: ContextFit | null; learned: 'named' | 'guessed' | 'shrunk' } | null> {
+    if (!(failure instanceof HttpError) || this.turns.length === 0 || this.deps.contextMode?.kind === 'full') return null;
+    const overflow = contextOverflow(failure.status, { message: failure.gatewayMessage, code: failure.code });
+    if (!overflow) return null;
+    const model = this.settings.model;
+    const sentEstimate = fit?.estimate ?? fitContext({ turns: this.turns, system: this.settings.system, prompt, attachments, toolResults, window: undefined, maxTokens: undefined, mode: { kind: 'full' } }).estimate;
+    const known = this.windowOf(model);
+    const window = overflow.window ?? Math.floor((sentEstimate * 3) / 4);
+    // The window was known and fitted to, yet too long: the gateway counts more tokens than the
+    // estimate. The rest of this session fits a smaller budget; the entry keeps the real window.
+    const shrunk = known !== undefined && known <= window;
+    this.learnedWindows.set(model, shrunk ? Math.floor(Math.min(known, sentEstimate) * 0.85) : window);
+    const again = this.fitted(prompt, attachments, toolResults);
+    if ((again.fit?.omittedTurns ?? 0) <= (fit?.omittedTurns ?? 0)) return null;
+    if (!shrunk) await this.deps.onLearned?.(model, { context: window });
+    return { ...again, learned: shrunk ? 'shrunk' : overflow.window === null ? 'guessed' : 'named' };
   }
 
   private offeredTools(): ToolDefinition[] | undefined {
@@ -182,7 +263,7 @@ class GatewayConversation implements GatewayConversationApi {
     toolResults?: ToolResultEntry[],
   ): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
-    const request = this.request(prompt, attachments, toolResults);
+    let { request, fit } = this.fitted(prompt, attachments, toolResults);
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed. A store that
     // cannot take it (disk full) throws here: one line, nothing sent.
@@ -201,33 +282,42 @@ class GatewayConversation implements GatewayConversationApi {
     let failure: unknown;
     let streamError: ChatEvent | undefined;
 
-    try {
-      const events = streamChat({
-        conn: this.deps.conn,
-        api: settings.api,
-        request,
-        signal,
-        log: this.deps.log,
-        warn: this.deps.warn,
-        onRetry: this.deps.onRetry,
-      });
-      while (true) {
-        const step = await events.next();
-        if (step.done) {
-          outcome = step.value;
-          break;
+    this.sayOmitted(fit);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const events = streamChat({
+          conn: this.deps.conn,
+          api: settings.api,
+          request,
+          signal,
+          log: this.deps.log,
+          warn: this.deps.warn,
+          onRetry: this.deps.onRetry,
+        });
+        while (true) {
+          const step = await events.next();
+          if (step.done) {
+            outcome = step.value;
+            break;
+          }
+          const event = this.deps.answerSchema ? answerToolAsText(step.value) : step.value;
+          if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
+            firstTokenMs = Date.now() - started;
+          }
+          if (event.type === 'error' && !streamError) streamError = event;
+          if (event.type === 'text') spill?.add(event.delta);
+          acc.add(event);
+          yield event;
         }
-        const event = this.deps.answerSchema ? answerToolAsText(step.value) : step.value;
-        if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
-          firstTokenMs = Date.now() - started;
-        }
-        if (event.type === 'error' && !streamError) streamError = event;
-        if (event.type === 'text') spill?.add(event.delta);
-        acc.add(event);
-        yield event;
+      } catch (error) {
+        failure = error;
       }
-    } catch (error) {
-      failure = error;
+      // Too long for the model (a 400 before any answer): once, with the turns that fit the window it named.
+      const refit = attempt === 0 && failure !== undefined && !signal.aborted ? await this.refitAfterOverflow(failure, fit, prompt, attachments, toolResults) : null;
+      if (!refit) break;
+      ({ request, fit } = refit);
+      failure = undefined;
+      this.sayOmitted(fit, refit.learned);
     }
 
     const ending = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
@@ -248,7 +338,7 @@ class GatewayConversation implements GatewayConversationApi {
       if (!check.ok) error = schemaMismatchError(check);
     }
 
-    const finished: FinishedTurn = { prompt, attachments, result, status, ...(toolResults ? { toolResults } : {}) };
+    const finished: FinishedTurn = { prompt, attachments, result, status, ...(toolResults ? { toolResults } : {}), ...(fit?.omittedTurns ? { omittedTurns: fit.omittedTurns } : {}) };
     // Kept while its tool loop runs (send() drops it): thinking models want it back with the calls.
     if (result.tool_calls.length > 0 && (result.reasoning !== null || acc.reasoningBlocks.length > 0)) {
       finished.replay = { text: result.reasoning, blocks: acc.reasoningBlocks };
@@ -274,6 +364,7 @@ class GatewayConversation implements GatewayConversationApi {
           params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream, options: settings.extraBody },
           timings: { first_token_ms: firstTokenMs, total_ms: timings.totalMs },
           error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
+          ...(fit?.omittedTurns ? { omitted_turns: fit.omittedTurns } : {}),
         }),
       );
     }
@@ -306,6 +397,7 @@ function finishedTurn(turn: StoredTurn, cid: string, api: Api): FinishedTurn {
   return {
     prompt: turn.user,
     ...(turn.toolResults ? { toolResults: turn.toolResults } : {}),
+    ...(Number.isInteger(answer.omitted_turns) && answer.omitted_turns! > 0 ? { omittedTurns: answer.omitted_turns } : {}),
     status: answer.status,
     result: {
       text: answer.content,

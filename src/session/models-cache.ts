@@ -6,7 +6,7 @@ import { dataDir } from './paths.js';
 // without a network request at every TAB.
 
 const FILE = 'models-cache.json';
-type Cache = Record<string, { saved_at: string; ids: string[] }>;
+type Cache = Record<string, { saved_at: string; ids: string[]; contexts?: Record<string, number> }>;
 
 function read(dir: string): Cache {
   try {
@@ -17,9 +17,10 @@ function read(dir: string): Cache {
   }
 }
 
-export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir()): void {
+/** `contexts`: the context windows the list gave (SPEC §17: what a continued conversation fits into). */
+export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir(), contexts: Record<string, number> = {}): void {
   ensurePrivateDir(dir);
-  const cache = { ...read(dir), [baseUrl]: { saved_at: new Date().toISOString(), ids } };
+  const cache = { ...read(dir), [baseUrl]: { saved_at: new Date().toISOString(), ids, ...(Object.keys(contexts).length > 0 ? { contexts } : {}) } };
   // A cache: losing a race with another `gatechat models` costs one refresh, so no lock.
   writeFileAtomic(join(dir, FILE), `${JSON.stringify(cache)}\n`, { durable: false });
 }
@@ -35,4 +36,16 @@ export function cachedModelList(baseUrl: string, dir = dataDir()): { ids: string
   const ids = Array.isArray(entry?.ids) ? entry.ids.filter((id): id is string => typeof id === 'string') : [];
   const savedAt = typeof entry?.saved_at === 'string' ? Date.parse(entry.saved_at) : NaN;
   return { ids, savedAt: Number.isNaN(savedAt) ? null : savedAt };
+}
+
+/** The context window the gateway's list gave for `model`, if it was cached (no age limit: windows rarely change). */
+export function cachedContextWindow(baseUrl: string, model: string, dir = dataDir()): number | undefined {
+  const contexts = read(dir)[baseUrl]?.contexts;
+  const value = typeof contexts === 'object' && contexts !== null && Object.prototype.hasOwnProperty.call(contexts, model) ? contexts[model] : undefined;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** The context windows a model list gives, by id (what saveModelIds keeps beside the ids). */
+export function contextWindowsOf(models: ReadonlyArray<{ id: string; context_length?: number }>): Record<string, number> {
+  return Object.fromEntries(models.flatMap((m) => (m.context_length !== undefined ? [[m.id, m.context_length]] : [])));
 }

@@ -58,6 +58,8 @@ export interface FinishedTurn {
   attachments?: Attachment[];
   result: ChatResult;
   status: TurnStatus;
+  /** Earlier turns its request left out to fit the context window (SPEC §17); absent: none. */
+  omittedTurns?: number;
 }
 
 /**

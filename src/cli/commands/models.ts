@@ -5,7 +5,7 @@ import { openConfigStore } from '../../config/store.js';
 import { modelTable } from '../../render/model-table.js';
 import { connectionFrom, diagnostics, loadSettings, resolveApiKey, type Io } from '../context.js';
 import type { ChatFlags } from '../flags.js';
-import { saveModelIds } from '../../session/models-cache.js';
+import { contextWindowsOf, saveModelIds } from '../../session/models-cache.js';
 import { jsonText } from '../../render/json-text.js';
 
 /**
@@ -22,7 +22,8 @@ export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; 
   const all = await listModels(conn, undefined, log);
   try {
     // For shell completion of -m (SPEC §14); an id with blanks or controls could not be typed anyway.
-    saveModelIds(conn.baseUrl, all.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id)));
+    // And each model's context window, which a continued conversation is fitted into (SPEC §17).
+    saveModelIds(conn.baseUrl, all.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id)), undefined, contextWindowsOf(all));
   } catch (error) {
     log?.(`could not save the model list for completion: ${(error as Error).message}`);
   }
