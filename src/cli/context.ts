@@ -176,6 +176,7 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
     log,
     warn,
     contextMode: options.contextMode,
+    fallbacks: settings.fallback,
     // The entry's window for the model asked for, else what the gateway's model list said (SPEC §17).
     contextWindow: (model) => (model === ready.model && settings.context !== undefined ? settings.context : options.isolated ? undefined : cachedContextWindow(conn.baseUrl, model)),
     // demo's settings are not the user's: nothing is recorded there.

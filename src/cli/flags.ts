@@ -21,6 +21,7 @@ import {
 import type { RawBatchOptions, RawChatOptions } from './program.js';
 import type { SettingsFlags } from '../config/settings.js';
 import type { ContextMode } from '../session/context-fit.js';
+import { parseModelList } from '../config/model-entries.js';
 
 export interface McpFlags {
   specs: string[];
@@ -150,6 +151,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (typed('stream')) flags.stream = raw.stream;
   if (raw.system !== undefined) flags.system = raw.system;
   if (raw.api !== undefined) flags.api = parseApi(raw.api, '--api');
+  if (raw.fallback !== undefined) flags.fallback = parseModelList(raw.fallback, '--fallback');
   if (raw.option?.length) {
     flags.extraBody = {};
     for (const assignment of raw.option) {

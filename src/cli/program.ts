@@ -33,6 +33,7 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
     .option('--no-stream', 'ask for a single JSON response instead of a stream')
     .option('-s, --system <text>', 'system prompt (default: none)')
     .option('--api <chat|messages>', 'gateway interface (default: chat)')
+    .option('--fallback <models>', 'models (ids or aliases, comma-separated) that get the request when the model fails before answering: 429 after retries, 5xx, overloaded, unknown model (default: the model entry\'s fallback)')
     .option('--tools <file>', 'tool definitions: JSON array in Chat Completions form; "x-command" on a definition runs it (SPEC §15)')
     .option('--mcp <name=command|url>', 'an MCP server for this run, repeatable: a command line (stdio) or an http(s) URL; its tools reach the model as name__tool', collect)
     .option('--mcp-config <file>', 'MCP servers from a {"mcpServers": {…}} file (the form Claude Desktop and Cursor use)')
@@ -121,6 +122,7 @@ export interface RawChatOptions {
   allow?: string[];
   maxSteps?: string;
   context?: string;
+  fallback?: string;
   toolTimeout?: string;
   toolOutputLimit?: string;
   option?: string[];

@@ -28,6 +28,8 @@ export interface ModelEntry {
   options?: Record<string, unknown>;
   /** The context window in tokens (SPEC §17): set by hand, or learned from a context-length 400. */
   context?: number;
+  /** Models (ids or aliases) that get the request when this one fails before answering (SPEC §17). */
+  fallback?: string[];
 }
 
 export type ModelEntryKey = keyof ModelEntry;
@@ -73,7 +75,15 @@ export const MODEL_ENTRY_KEYS: readonly EntryKeySpec[] = [
   { key: 'system', description: 'system prompt (an alias with one is a role)', parse: parseSystem },
   { key: 'options', description: 'JSON object of extra request-body fields, like -o', parse: parseBodyFields },
   { key: 'context', description: 'context window in tokens (learned from a context-length error)', parse: parsePositiveInt },
+  { key: 'fallback', description: 'models (ids or aliases, comma-separated) to try when this one fails before answering', parse: parseModelList },
 ];
+
+/** `gone,echo`: model ids or aliases, comma-separated, in the order they are tried. */
+export function parseModelList(raw: string, option: string): string[] {
+  const names = raw.split(',').map((name) => name.trim());
+  if (names.length === 0 || names.some((name) => name === '')) throw new UsageError(`${option}: expected model ids or aliases separated by commas, got ${shown(raw)}`);
+  return names.map((name) => parseModel(name, option));
+}
 
 export const MODEL_ENTRY_KEY_NAMES: readonly ModelEntryKey[] = MODEL_ENTRY_KEYS.map((spec) => spec.key);
 
@@ -100,6 +110,10 @@ function checkStoredEntryValue(key: ModelEntryKey, value: unknown, label: string
   if (key === 'system') {
     if (typeof value !== 'string') throw new UsageError(`${label}: expected a string`);
     return parseSystem(value, label);
+  }
+  if (key === 'fallback' && Array.isArray(value)) {
+    if (!value.every((v) => typeof v === 'string')) throw new UsageError(`${label}: expected model ids or aliases`);
+    return parseModelList(value.join(','), label);
   }
   if (typeof value !== 'string' && typeof value !== 'number') throw new UsageError(`${label}: expected ${MODEL_ENTRY_KEYS.find((s) => s.key === key)!.description}`);
   return parseModelEntryValue(key, String(value), label);

@@ -45,6 +45,8 @@ export interface SettingsFlags {
   system?: string;
   /** Extra request-body fields (`-o`); a model entry's `options` fill in the keys not given. */
   extraBody?: Record<string, unknown>;
+  /** --fallback: replaces the model entry's `fallback` for this run (SPEC §17). */
+  fallback?: string[];
 }
 
 export interface Settings {
@@ -68,6 +70,8 @@ export interface Settings {
   extraBody?: Record<string, unknown>;
   /** The model entry's context window (SPEC §17), if it has one. */
   context?: number;
+  /** The real ids to try, in order, when the model fails before answering (SPEC §17). */
+  fallback?: string[];
   /** The name the user asked for when it differs from `model` (an alias, SPEC §11). */
   alias?: string;
   /** Set only when it is where the key comes from (SPEC §14): run it with `resolveApiKey()`. */
@@ -192,7 +196,18 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
   const extraBody = options || flags.extraBody ? { ...options, ...flags.extraBody } : undefined;
 
   const context = entry?.get('context');
-  return { ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>), headers, profile, system, extraBody, ...(context !== undefined ? { context } : {}), sources };
+  // Each fallback resolves like -m does: an alias names its real id (one level).
+  const fallback = (flags.fallback ?? entry?.get('fallback'))?.map((name) => resolveModelEntry(file, profile, name).id);
+  return {
+    ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>),
+    headers,
+    profile,
+    system,
+    extraBody,
+    ...(context !== undefined ? { context } : {}),
+    ...(fallback?.length ? { fallback } : {}),
+    sources,
+  };
 }
 
 /**

@@ -147,4 +147,6 @@ export interface ChatResult {
   model: string | null;
   api: Api;
   cid: string | null;
+  /** SPEC §17: the model first asked for, when a fallback (`model`) answered instead. */
+  fallback_from?: string;
 }

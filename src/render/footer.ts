@@ -7,6 +7,7 @@ export function footerText(outcome: TurnOutcome, model: string, api: Api): strin
   const { input_tokens: input, output_tokens: output } = outcome.result.usage;
   const tokens = `in ${input ?? '–'} / out ${output ?? '–'} tokens`;
   // The model name is the one the gateway reported: drawn without escape codes.
-  const shown = sanitizeForTerminal(outcome.result.model ?? model);
+  const from = outcome.result.fallback_from;
+  const shown = sanitizeForTerminal(`${outcome.result.model ?? model}${from ? ` (fallback from ${from})` : ''}`);
   return `${shown} · ${api} · ${tokens} · ${(outcome.timings.totalMs / 1000).toFixed(1)}s`;
 }

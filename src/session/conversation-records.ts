@@ -76,6 +76,8 @@ export interface AssistantRecord {
   error?: { message: string; exit_code: number };
   /** Earlier turns its request left out to fit the model's context window (SPEC §17). */
   omitted_turns?: number;
+  /** The model first asked for, when a fallback (`model`) answered (SPEC §17). */
+  fallback_from?: string;
 }
 
 /**

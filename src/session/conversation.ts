@@ -1,6 +1,7 @@
 import type { Api, Attachment, ChatEvent, RequestOptions, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type LearnedFacts, type StreamOutcome } from '../client/chat-stream.js';
+import { streamChatWithFallback, type FallbackOutcome } from '../client/fallback.js';
 import type { Connection } from '../transport/http.js';
 import { isAbortError } from '../transport/http.js';
 import { HttpError, ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
@@ -52,6 +53,8 @@ export interface ConversationDeps {
   contextWindow?: (model: string) => number | undefined;
   /** --context: `full` sends every turn, `last` n turns at most; default `auto` (fit the window). */
   contextMode?: ContextMode;
+  /** Models (real ids) that get the same request when the model fails before its first byte (SPEC §17). */
+  fallbacks?: string[];
 }
 
 /** A conversation over the gateway, which can also say what it would send (--dry-run). */
@@ -285,15 +288,14 @@ class GatewayConversation implements GatewayConversationApi {
     this.sayOmitted(fit);
     for (let attempt = 0; ; attempt++) {
       try {
-        const events = streamChat({
-          conn: this.deps.conn,
-          api: settings.api,
-          request,
-          signal,
-          log: this.deps.log,
-          warn: this.deps.warn,
-          onRetry: this.deps.onRetry,
-        });
+        const streamOptions = { conn: this.deps.conn, api: settings.api, request, signal, log: this.deps.log, warn: this.deps.warn, onRetry: this.deps.onRetry };
+        const fallbacks = this.deps.fallbacks ?? [];
+        const events: AsyncGenerator<ChatEvent, StreamOutcome | FallbackOutcome, void> =
+          fallbacks.length > 0
+            ? streamChatWithFallback(streamOptions, fallbacks, ({ from, to, error }) =>
+                this.deps.warn?.(`${from}: ${error.message}; trying the fallback ${to}`),
+              )
+            : streamChat(streamOptions);
         while (true) {
           const step = await events.next();
           if (step.done) {
@@ -327,9 +329,15 @@ class GatewayConversation implements GatewayConversationApi {
       this.maxTokensField = outcome.maxTokensField;
       // A gateway that required a token limit gets it on every later turn too.
       if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
-      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(settings.model, outcome.learned);
+      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(answeredBy(outcome) ?? settings.model, outcome.learned);
     }
     const result = acc.result({ api: settings.api, cid, outcome: status });
+    // A fallback answered: it is named wherever the answer is (footer, --json, history), whatever the gateway said.
+    const fellBackTo = outcome ? answeredBy(outcome) : null;
+    if (fellBackTo !== null) {
+      result.model ??= fellBackTo;
+      result.fallback_from = (outcome as FallbackOutcome).fallbackFrom!;
+    }
     const timings = { firstTokenMs, totalMs: Date.now() - started };
     let data: unknown;
     if (this.deps.answerSchema && status === 'complete' && !error) {
@@ -365,6 +373,7 @@ class GatewayConversation implements GatewayConversationApi {
           timings: { first_token_ms: firstTokenMs, total_ms: timings.totalMs },
           error: error ? { message: error.message, exit_code: error.exitCode } : undefined,
           ...(fit?.omittedTurns ? { omitted_turns: fit.omittedTurns } : {}),
+          ...(result.fallback_from ? { fallback_from: result.fallback_from } : {}),
         }),
       );
     }
@@ -373,6 +382,12 @@ class GatewayConversation implements GatewayConversationApi {
     else if (saveError) error = saveError;
     return { status, result, error, termination: outcome?.termination, timings, ...(this.deps.answerSchema ? { data: data ?? null } : {}) };
   }
+}
+
+/** The model a fallback outcome names (null: the one asked for answered, or no fallbacks were set). */
+function answeredBy(outcome: StreamOutcome | FallbackOutcome): string | null {
+  const fallback = outcome as Partial<FallbackOutcome>;
+  return typeof fallback.fallbackFrom === 'string' && typeof fallback.model === 'string' ? fallback.model : null;
 }
 
 /** Runs a write to the store; a storage fault (disk full, read-only) comes back instead of being thrown. */
