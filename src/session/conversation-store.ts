@@ -227,6 +227,12 @@ export class ConversationStore {
     } catch (error) {
       throw storageError(error, `cannot remove conversation ${cid}:`, path);
     }
+    // Its prompts must not outlive it in the index; a listing rewriting the index right now drops it too.
+    try {
+      new HistoryIndex(this.dir).forget(cid, new Set(this.ids()));
+    } catch (error) {
+      if (!isStorageFailure(error)) throw error;
+    }
     const inUse = new Set<string>();
     for (const { cid: other } of this.entries()) {
       // An unreadable conversation's blobs cannot be told apart: nothing is collected then.

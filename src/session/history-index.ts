@@ -119,6 +119,14 @@ export class HistoryIndex {
     return again.search ?? '';
   }
 
+  /** `history rm`: the removed conversation's entry (its title and prompts) leaves the index at once. */
+  forget(cid: string, remaining: ReadonlySet<string>): void {
+    // Nothing indexed about it (or no index yet): nothing to write.
+    if (!this.entries.has(cid)) return;
+    this.searchTexts();
+    this.save(remaining);
+  }
+
   /** Entries of conversations not in `listed` are dropped; a changed index is written back. */
   save(listed: ReadonlySet<string>): void {
     for (const cid of this.entries.keys()) {

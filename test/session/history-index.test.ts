@@ -122,6 +122,9 @@ describe('history index', () => {
     rmSync(indexFile());
     expect(fresh().list()).toEqual(expected);
     store.remove(b);
+    // history rm takes its prompts out of the index at once, not at the next listing.
+    expect(readFileSync(indexFile(), 'utf8')).not.toContain('second one');
+    expect(indexed().cids).toEqual([a]);
     expect(fresh().list().map((c) => c.cid)).toEqual([a]);
     expect(indexed().cids).toEqual([a]);
     // Written by rename: no temp file or lock is left beside it.
