@@ -13,6 +13,8 @@ export const ExitCode = {
   SchemaMismatch: 9,
   /** The tool loop stopped at --max-steps before a final answer (SPEC §15). */
   maxSteps: 10,
+  /** A budget was reached: --max-cost or budget-daily (SPEC §16). */
+  budget: 11,
   interrupted: 130,
   terminated: 143,
 } as const;

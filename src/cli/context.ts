@@ -4,6 +4,9 @@ import { runApiKeyCommand } from '../config/api-key-cmd.js';
 import { ConversationStore } from '../session/conversation-store.js';
 import { dataDir } from '../session/paths.js';
 import { cachedContextWindow } from '../session/models-cache.js';
+import { cachedPrices } from '../session/models-cache.js';
+import { UsageLedger } from '../session/ledger.js';
+import { runBudget } from './run-budget.js';
 import { openConversation, type GatewayConversationApi } from '../session/conversation.js';
 import { compileAnswerSchema } from '../session/answer-schema.js';
 import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
@@ -179,6 +182,12 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
     fallbacks: settings.fallback,
     // The entry's window for the model asked for, else what the gateway's model list said (SPEC §17).
     contextWindow: (model) => (model === ready.model && settings.context !== undefined ? settings.context : options.isolated ? undefined : cachedContextWindow(conn.baseUrl, model)),
+    // SPEC §16: the entry's prices, else the gateway's list as `gatechat models` last cached it. The entry
+    // belongs to the model the run started with (a /model switch in chat falls back to the cache).
+    pricesFor: (model) => (model === ready.model ? settings.prices : undefined) ?? cachedPrices(conn.baseUrl, model),
+    // demo's gateway is not the user's: its requests are not the user's spending.
+    ledger: options.isolated || !settings.ledger ? undefined : new UsageLedger({ profile: settings.profile }, warn),
+    budget: options.isolated ? undefined : runBudget(settings, options.maxCost),
     // demo's settings are not the user's: nothing is recorded there.
     onLearned: options.isolated ? undefined : (model, facts) => rememberFacts(settings.profile, model, facts, { log, warn }),
     onRetry: ({ attempt, delayMs, reason }) =>

@@ -14,6 +14,7 @@ import {
   parseModel,
   parseNonNegativeInt,
   parsePositiveInt,
+  parseUsd,
   parseProxyUrl,
   parseSeconds,
   parseTemperature,
@@ -65,6 +66,8 @@ export interface ChatModeOptions {
   toolLoop: ToolLoopFlags;
   /** --context (SPEC §17): which earlier turns a continued conversation sends. */
   contextMode: ContextMode;
+  /** --max-cost: USD this run may spend (SPEC §16). */
+  maxCost?: number;
 }
 
 export interface TemplateChoice {
@@ -195,6 +198,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     template: raw.template !== undefined ? { name: raw.template, params } : undefined,
     toolLoop: validateToolLoopFlags(raw),
     contextMode: parseContextMode(raw.context),
+    ...(raw.maxCost !== undefined ? { maxCost: parseMaxCost(raw.maxCost) } : {}),
   };
 }
 
@@ -204,6 +208,13 @@ function parseContextMode(raw: string | undefined): ContextMode {
   if (raw.trim() === 'full') return { kind: 'full' };
   if (!/^\s*\d+\s*$/.test(raw)) throw new UsageError(`--context: expected full or a number of turns ≥ 1, got ${JSON.stringify(raw)}`);
   return { kind: 'last', turns: parsePositiveInt(raw, '--context') };
+}
+
+/** --max-cost: a positive amount of US dollars (0 would refuse every request: surely a typo). */
+function parseMaxCost(raw: string): number {
+  const usd = parseUsd(raw, '--max-cost');
+  if (usd === 0) throw new UsageError('--max-cost: expected an amount of US dollars > 0 such as 0.50, got "0"');
+  return usd;
 }
 
 /** `--tools <file>`: a JSON array of Chat Completions tool definitions, checked before sending. */

@@ -1,4 +1,4 @@
-import { listModels } from '../client/models.js';
+import { listedPrices, listModels } from '../client/models.js';
 import { aliasesOf } from '../config/model-entries.js';
 import type { ConfigFile } from '../config/keys.js';
 import { resolveSettings, type Settings, type SettingsFlags } from '../config/settings.js';
@@ -36,7 +36,7 @@ export function openModelCatalog({ file, flags, env, settings, conn, log, now = 
     fetching = listModels(conn)
       .then((models) => {
         ids = models.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id));
-        saveModelIds(conn.baseUrl, ids, undefined, contextWindowsOf(models));
+        saveModelIds(conn.baseUrl, ids, undefined, { contexts: contextWindowsOf(models), prices: listedPrices(models) });
       })
       .catch((error: unknown) => log?.(`model list for /model completion not refreshed: ${(error as Error).message}`))
       .finally(() => {

@@ -49,7 +49,9 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
       .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
       .option('--cid <id>', 'continue conversation <id>, or the one whose id starts so (see: gatechat history list)')
       .option('--no-save', 'do not record this exchange (default: recorded)')
-      .option('--context <full|n>', 'earlier turns to send: full sends all, n the last n; default: the oldest left out, with one line, when the model\'s context window would overflow');
+      .option('--context <full|n>', 'earlier turns to send: full sends all, n the last n; default: the oldest left out, with one line, when the model\'s context window would overflow')
+      // demo's spending is not real: only runs against the user's gateway take a budget.
+      .option('--max-cost <usd>', 'stop starting requests once this run spent this many US dollars (tool loop, compare, chat); one line, exit 11');
   }
   command
     .option('--no-stdin', 'do not read piped stdin')
@@ -93,7 +95,8 @@ export function addBatchOptions(command: Command): Command {
     .option('--attach-root <dir>', 'a line\'s "attach" (and "schema" file) must lie inside this directory, after symlinks; / allows every path (default: the current directory)')
     .option('--save', 'record each line as a saved conversation (default: not saved in batch)')
     .option('--remote', "run the batch on the gateway's Batch API (files + batches, or messages/batches), about half the price within 24 h; needs --output, where the batch ids are saved (out.jsonl.batches)")
-    .option('--detach', 'with --remote: submit, print the batch ids and exit; rerun the same command later to collect the results');
+    .option('--detach', 'with --remote: submit, print the batch ids and exit; rerun the same command later to collect the results')
+    .option('--max-cost <usd>', 'stop starting lines once the batch spent this many US dollars (those in flight finish); one line, exit 11');
   return addConnectionOptions(command);
 }
 
@@ -123,6 +126,7 @@ export interface RawChatOptions {
   maxSteps?: string;
   context?: string;
   fallback?: string;
+  maxCost?: string;
   toolTimeout?: string;
   toolOutputLimit?: string;
   option?: string[];
@@ -174,7 +178,7 @@ export function createRootCommand(): Command {
       '  gatechat -m A -m B "question"         compare: the same prompt to each model at once\n' +
       '\nOptions may also come before a subcommand (gatechat -p work models); after --, every word is prompt text.\n' +
       '\nExit codes: 0 ok · 1 internal error · 2 usage/config · 3 auth rejected · 4 request rejected · ' +
-      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 10 tool loop stopped at --max-steps · 130 interrupted · 143 terminated\n' +
+      '5 rate limited · 6 gateway error · 7 network/timeout · 8 stream cut short · 9 answer does not match --schema · 10 tool loop stopped at --max-steps · 11 budget reached (--max-cost, budget-daily) · 130 interrupted · 143 terminated\n' +
       'Configuration: gatechat config set base-url https://gateway/v1 · gatechat config set api-key (reads stdin or prompts)\n' +
       'Environment: GATECHAT_BASE_URL, GATECHAT_API_KEY, GATECHAT_MODEL, GATECHAT_PROFILE, GATECHAT_CONFIG_DIR, GATECHAT_DATA_DIR, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS\n' +
       'Shell completion: source <(gatechat completion bash)   (or zsh; fish: gatechat completion fish | source)',

@@ -1,6 +1,7 @@
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import type { Api, ChatEvent, RequestOptions, Termination } from '../protocol/events.js';
 import { protocolFor, type Protocol, type ProtocolDecoder } from '../protocol/index.js';
+import { headerCost } from '../protocol/cost.js';
 import { describeErrorBody } from '../protocol/error-body.js';
 import { otherMaxTokensField, requiresMaxTokens } from '../protocol/max-tokens-field.js';
 import { startDeadline } from '../transport/deadline.js';
@@ -79,6 +80,9 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     response = sent.response;
     const outcome = { maxTokensField: sent.request.maxTokensField, maxTokens: sent.request.maxTokens, learned: sent.learned, requestId: response.requestId };
     const kind = bodyKind(response.headers['content-type'] ?? '', opts.request.stream);
+    // LiteLLM says what the request cost in a header (SPEC §16); it rides along as a usage event.
+    const cost = headerCost(response.headers['x-litellm-response-cost']);
+    if (cost !== null && kind !== 'html') yield { type: 'usage', input_tokens: null, output_tokens: null, cost };
     // A gateway may echo the request's credentials inside an error it sends with a 200; such
     // messages reach the terminal, --json and saved conversations, so they are redacted here.
     const secrets = secretsOf(opts.conn);

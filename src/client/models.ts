@@ -1,3 +1,4 @@
+import type { Prices } from '../protocol/cost.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { HttpError } from '../transport/errors.js';
 import { endpointInBaseUrlHint } from '../transport/base-url.js';
@@ -16,6 +17,9 @@ export interface ModelInfo {
   /** USD per token (OpenRouter `pricing.prompt` / `.completion`, LiteLLM `input_cost_per_token` / `output_cost_per_token`). */
   input_price?: number;
   output_price?: number;
+  /** USD per token of cached input (OpenRouter `pricing.input_cache_read` / `_write`, LiteLLM `cache_*_input_token_cost`). */
+  cache_read_price?: number;
+  cache_write_price?: number;
   /** The gateway's own object, untouched (`gatechat models --json` prints these). */
   raw: unknown;
 }
@@ -65,6 +69,10 @@ function toModel(item: unknown): ModelInfo | null {
   if (input !== undefined) model.input_price = input;
   const output = firstAmount([pricing, object, info], ['completion', 'output_cost_per_token']);
   if (output !== undefined) model.output_price = output;
+  const cacheRead = firstAmount([pricing, object, info], ['input_cache_read', 'cache_read_input_token_cost']);
+  if (cacheRead !== undefined) model.cache_read_price = cacheRead;
+  const cacheWrite = firstAmount([pricing, object, info], ['input_cache_write', 'cache_creation_input_token_cost']);
+  if (cacheWrite !== undefined) model.cache_write_price = cacheWrite;
   return model;
 }
 
@@ -130,4 +138,26 @@ async function listPages(conn: Connection, signal: AbortSignal | undefined, log:
     after = nextAfter;
   }
   return models;
+}
+
+/** A listed model's prices in USD per million tokens (SPEC §16), when the list gives input and output. */
+export function pricesOf(model: ModelInfo): Prices | undefined {
+  if (model.input_price === undefined || model.output_price === undefined) return undefined;
+  const perMillion = (perToken: number) => Math.round(perToken * 1e6 * 1e9) / 1e9;
+  return {
+    in: perMillion(model.input_price),
+    out: perMillion(model.output_price),
+    ...(model.cache_read_price !== undefined ? { cacheRead: perMillion(model.cache_read_price) } : {}),
+    ...(model.cache_write_price !== undefined ? { cacheWrite: perMillion(model.cache_write_price) } : {}),
+  };
+}
+
+/** Every priced model of a list, by id. */
+export function listedPrices(models: ModelInfo[]): Record<string, Prices> {
+  const prices: Record<string, Prices> = {};
+  for (const model of models) {
+    const found = pricesOf(model);
+    if (found && model.id !== '__proto__') prices[model.id] = found;
+  }
+  return prices;
 }

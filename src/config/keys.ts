@@ -34,6 +34,10 @@ export interface ConfigValues {
   proxy?: string;
   /** Tools that run without asking (SPEC §15): comma-separated globs over model-facing names. */
   allow?: string;
+  /** SPEC §16: false stops the usage ledger (usage.jsonl). */
+  ledger?: boolean;
+  /** SPEC §16: USD a day; a request is refused once today's ledger total reached it. */
+  'budget-daily'?: number;
 }
 
 /** The top level or one profile: its keys plus per-model entries (SPEC §11). */
@@ -66,6 +70,16 @@ export function parseTemperature(raw: string, option: string): number {
   const value = Number(text);
   if (!DECIMAL.test(text) || !Number.isFinite(value) || value < 0) {
     throw new UsageError(`${option}: expected a number ≥ 0, got ${shown(raw)}`);
+  }
+  return value;
+}
+
+/** An amount of US dollars (prices, budgets): a decimal ≥ 0. */
+export function parseUsd(raw: string, option: string): number {
+  const text = raw.trim();
+  const value = Number(text);
+  if (!DECIMAL.test(text) || !Number.isFinite(value) || value < 0) {
+    throw new UsageError(`${option}: expected an amount of US dollars ≥ 0 such as 0.50, got ${shown(raw)}`);
   }
   return value;
 }
@@ -271,6 +285,8 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'api-key-cmd', description: 'shell command printing the API key (e.g. "pass show gateway"), run when a request needs it', parse: parseApiKeyCommand },
   { key: 'proxy', description: 'HTTP(S) proxy URL (no scheme means http://); default: HTTPS_PROXY / HTTP_PROXY / NO_PROXY', parse: parseProxyUrl },
   { key: 'allow', description: 'tools that run without asking: comma-separated globs over tool names (fs__read_*,word_count)', parse: parseAllowList },
+  { key: 'ledger', description: 'append one line per request to usage.jsonl in the data dir: true or false', parse: parseBoolean },
+  { key: 'budget-daily', description: "USD a day: requests are refused (exit 11) once today's ledger total reaches it", parse: parseUsd },
   { key: 'default-profile', description: 'profile used when none is named', topLevelOnly: true, parse: parseProfileName },
 ];
 

@@ -7,6 +7,7 @@ import {
   parseModel,
   parsePositiveInt,
   parseTemperature,
+  parseUsd,
   type ConfigFile,
   type ConfigScope,
   type MaxTokensField,
@@ -30,6 +31,11 @@ export interface ModelEntry {
   context?: number;
   /** Models (ids or aliases) that get the request when this one fails before answering (SPEC §17). */
   fallback?: string[];
+  /** SPEC §16: USD per million tokens, for the cost when the gateway sends no figure. */
+  'price-in'?: number;
+  'price-out'?: number;
+  'price-cache-read'?: number;
+  'price-cache-write'?: number;
 }
 
 export type ModelEntryKey = keyof ModelEntry;
@@ -76,6 +82,10 @@ export const MODEL_ENTRY_KEYS: readonly EntryKeySpec[] = [
   { key: 'options', description: 'JSON object of extra request-body fields, like -o', parse: parseBodyFields },
   { key: 'context', description: 'context window in tokens (learned from a context-length error)', parse: parsePositiveInt },
   { key: 'fallback', description: 'models (ids or aliases, comma-separated) to try when this one fails before answering', parse: parseModelList },
+  { key: 'price-in', description: 'USD per million input tokens', parse: parseUsd },
+  { key: 'price-out', description: 'USD per million output tokens', parse: parseUsd },
+  { key: 'price-cache-read', description: 'USD per million input tokens read from the prompt cache', parse: parseUsd },
+  { key: 'price-cache-write', description: 'USD per million input tokens written to the prompt cache', parse: parseUsd },
 ];
 
 /** `gone,echo`: model ids or aliases, comma-separated, in the order they are tried. */

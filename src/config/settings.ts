@@ -1,3 +1,4 @@
+import type { Prices } from '../protocol/cost.js';
 import type { Api } from '../protocol/events.js';
 import { UsageError } from '../exit-codes.js';
 import {
@@ -40,6 +41,9 @@ export interface SettingsFlags {
   proxy?: string;
   /** No CLI flag; here so every field resolves the same way. */
   apiKeyCmd?: string;
+  /** No CLI flags either (SPEC §16 config keys). */
+  ledger?: boolean;
+  budgetDaily?: number;
   profile?: string;
   /** The system prompt is per invocation (or per model entry), not a profile setting. */
   system?: string;
@@ -80,6 +84,12 @@ export interface Settings {
   proxy?: string;
   /** The profile in effect, if any. */
   profile?: string;
+  /** SPEC §16: the usage ledger is written (config `ledger`). */
+  ledger: boolean;
+  /** SPEC §16: config `budget-daily` in USD. */
+  budgetDaily?: number;
+  /** SPEC §16: the model entry's prices (price-in and price-out both set). */
+  prices?: Prices;
   /** Where each value came from (for --verbose and `config list`). */
   sources: Partial<Record<SettingName, SettingSource>>;
 }
@@ -95,6 +105,7 @@ export const DEFAULTS = {
   connectTimeoutS: 10,
   retries: 2,
   save: true,
+  ledger: true,
 } as const satisfies Partial<Settings>;
 
 /** Settings field ↔ config key, for everything except headers (merged, not overridden). */
@@ -115,6 +126,8 @@ const FIELD_KEYS = {
   save: 'save',
   apiKeyCmd: 'api-key-cmd',
   proxy: 'proxy',
+  ledger: 'ledger',
+  budgetDaily: 'budget-daily',
 } as const satisfies Partial<Record<SettingName, ConfigKey>>;
 
 type Field = keyof typeof FIELD_KEYS;
@@ -198,6 +211,7 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
   const context = entry?.get('context');
   // Each fallback resolves like -m does: an alias names its real id (one level).
   const fallback = (flags.fallback ?? entry?.get('fallback'))?.map((name) => resolveModelEntry(file, profile, name).id);
+  const prices = entry ? entryPrices(entry) : undefined;
   return {
     ...(resolved as Omit<Settings, 'headers' | 'sources' | 'profile'>),
     headers,
@@ -206,8 +220,19 @@ export function resolveSettings({ flags, env, file, profile: explicitProfile }: 
     extraBody,
     ...(context !== undefined ? { context } : {}),
     ...(fallback?.length ? { fallback } : {}),
+    ...(prices ? { prices } : {}),
     sources,
   };
+}
+
+/** The entry's prices (SPEC §16), when it gives both input and output; the cache prices are optional. */
+function entryPrices(entry: ResolvedModel): Prices | undefined {
+  const input = entry.get('price-in');
+  const output = entry.get('price-out');
+  if (input === undefined || output === undefined) return undefined;
+  const cacheRead = entry.get('price-cache-read');
+  const cacheWrite = entry.get('price-cache-write');
+  return { in: input, out: output, ...(cacheRead !== undefined ? { cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWrite } : {}) };
 }
 
 /**

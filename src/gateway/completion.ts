@@ -1,6 +1,7 @@
 /** POST /v1/chat/completions and POST /v1/messages: validation, then the model's behaviour. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { billed, devCostUsd } from './billing.js';
 import { buildAnswer, randomId, WORDS_BEFORE_ERROR } from './answer.js';
 import { sendReply, writeBody, writePartialBody, writeStream } from './engine.js';
 import { BUSY_HOLD_MS, errorReply, failureFor, type FlakyCounters } from './faults.js';
@@ -106,8 +107,11 @@ export async function handleCompletion(r: CompletionRequest): Promise<void> {
     created: Math.floor(Date.now() / 1000),
   };
   const gzip = spec.gzip && acceptsGzip(r.req);
-  if (body.stream === true) return stream(r, spec, built.answer, ctx, gzip);
-  return answerOnce(r, spec, built.answer, ctx, gzip);
+  const answer = billed(built.answer, spec.billing);
+  // LiteLLM's form: the cost of the whole answer in a response header, known before the first byte.
+  if (answer.reportCost === 'header') r.headers = { ...r.headers, 'x-litellm-response-cost': String(devCostUsd(answer)) };
+  if (body.stream === true) return stream(r, spec, answer, ctx, gzip);
+  return answerOnce(r, spec, answer, ctx, gzip);
 }
 
 function stream(r: CompletionRequest, spec: ModelSpec, answer: Answer, ctx: ResponseContext, gzip: boolean): Promise<void> {
@@ -188,5 +192,6 @@ export function answerWhole(api: Api, body: Record<string, unknown>, flaky: Flak
   const built = buildAnswer(api, checked.spec.behaviour, body, checked.limit);
   if (!built.ok) return { status: 400, body: parse(errorReply(api, 400, built.message, { param: built.param }).body) };
   const ctx: ResponseContext = { id: randomId(api === 'chat' ? 'chatcmpl-' : 'msg_'), model: checked.spec.name, created: Math.floor(Date.now() / 1000) };
-  return { status: 200, body: api === 'chat' ? chatBody(built.answer, ctx) : messagesBody(built.answer, ctx) };
+  const answer = billed(built.answer, checked.spec.billing);
+  return { status: 200, body: api === 'chat' ? chatBody(answer, ctx) : messagesBody(answer, ctx) };
 }

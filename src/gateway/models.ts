@@ -4,6 +4,8 @@
  * with nothing but `-m`. See docs/dev-gateway.md for the table.
  */
 
+import { parseBillingSuffixes, type BillingSpec } from './billing.js';
+
 export type CutMode = 'drop' | 'stall' | 'eof';
 
 export type Behaviour =
@@ -34,6 +36,8 @@ export interface ModelSpec {
   behaviour: Behaviour;
   /** `+gzip` suffix: compress when the client accepts gzip. */
   gzip: boolean;
+  /** `+cost`, `+litellm-cost`, `+cached-N` suffixes (billing.ts). */
+  billing: BillingSpec;
 }
 
 export const MAX_LOREM_WORDS = 1_000_000;
@@ -131,8 +135,9 @@ function parseBase(name: string): Behaviour | null {
 /** null: unknown model (the gateway answers 404 model_not_found, like a real one). */
 export function parseModel(name: string): ModelSpec | null {
   const gzip = name.endsWith('+gzip');
-  const behaviour = parseBase(gzip ? name.slice(0, -'+gzip'.length) : name);
-  return behaviour ? { name, behaviour, gzip } : null;
+  const billed = parseBillingSuffixes(gzip ? name.slice(0, -'+gzip'.length) : name);
+  const behaviour = billed && parseBase(billed.base);
+  return behaviour && billed ? { name, behaviour, gzip, billing: billed.billing } : null;
 }
 
 /** What GET /v1/models lists: one representative name per family. */
@@ -170,4 +175,7 @@ export const LISTED_MODELS: readonly string[] = [
   'flaky-2',
   'busy-4',
   'echo+gzip',
+  'echo+cost',
+  'echo+litellm-cost',
+  'echo+cached-4',
 ];

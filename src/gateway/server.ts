@@ -11,6 +11,7 @@ import { sendReply } from './engine.js';
 import { errorReply, type ErrorReply, type FlakyCounters } from './faults.js';
 import { hostAllowed } from './host-check.js';
 import { LISTED_MODELS, parseModel } from './models.js';
+import { LISTED_PRICING } from './billing.js';
 import { RequestLog } from './request-log.js';
 import type { Api, GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
 
@@ -149,7 +150,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       return;
     }
     if (route.kind === 'models') {
-      reply(json(200, { object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created: MODELS_CREATED, owned_by: 'gatechat-dev', ...listedContext(id) })) }));
+      reply(json(200, { object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created: MODELS_CREATED, owned_by: 'gatechat-dev', ...listedContext(id), pricing: LISTED_PRICING })) }));
       return;
     }
     if (raw === null) {

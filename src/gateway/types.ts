@@ -76,8 +76,13 @@ export interface Answer {
   text: Tokens;
   tool: ToolCallAnswer | null;
   finish: Finish;
+  /** All input, cached parts included (as Chat Completions counts it; the Messages wire subtracts them). */
   inputTokens: number;
   outputTokens: number;
+  /** Billing suffixes (src/gateway/billing.ts): cache counts and how the cost is reported. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reportCost?: 'usage' | 'header' | null;
 }
 
 /** Interface-specific stream variations the fault models ask for. */

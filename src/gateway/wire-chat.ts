@@ -2,6 +2,7 @@
  * Chat Completions wire format (OpenAI): `data: {chunk}\n\n` frames ending in `data: [DONE]`,
  * modelled on the recordings in fixtures/recorded/openai-chat/.
  */
+import { cacheCounts, devCostUsd } from './billing.js';
 import { joinTokens } from './text.js';
 import type { Answer, Frame, ResponseContext, StreamShape } from './types.js';
 
@@ -30,11 +31,15 @@ function chunk(ctx: ResponseContext, delta: Record<string, unknown>, finish: str
   });
 }
 
-function usage(answer: Answer) {
+function usage(answer: Answer): Record<string, unknown> {
+  const { read, write } = cacheCounts(answer);
   return {
     prompt_tokens: answer.inputTokens,
     completion_tokens: answer.outputTokens,
     total_tokens: answer.inputTokens + answer.outputTokens,
+    // OpenRouter's forms of the cache counts and of its own cost figure.
+    ...(read > 0 || write > 0 ? { prompt_tokens_details: { cached_tokens: read, ...(write > 0 ? { cache_write_tokens: write } : {}) } } : {}),
+    ...(answer.reportCost === 'usage' ? { cost: devCostUsd(answer) } : {}),
   };
 }
 

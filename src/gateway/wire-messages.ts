@@ -2,6 +2,7 @@
  * Messages wire format (Anthropic): `event: <type>\ndata: {json}\n\n` frames, modelled on the
  * recordings in fixtures/recorded/anthropic-messages/.
  */
+import { cacheCounts, devCostUsd } from './billing.js';
 import { joinTokens } from './text.js';
 import type { Answer, Finish, Frame, ResponseContext, StreamShape } from './types.js';
 
@@ -86,7 +87,7 @@ export function* messagesStream(answer: Answer, ctx: ResponseContext, shape: Str
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: answer.inputTokens, output_tokens: 1 },
+        usage: { ...messagesInput(answer), output_tokens: 1 },
       },
     }),
     token: false,
@@ -111,7 +112,7 @@ export function* messagesStream(answer: Answer, ctx: ResponseContext, shape: Str
   yield {
     data: event('message_delta', {
       delta: { stop_reason: stopReason(answer.finish), stop_sequence: null },
-      usage: { output_tokens: answer.outputTokens },
+      usage: { output_tokens: answer.outputTokens, ...(answer.reportCost === 'usage' ? { cost: devCostUsd(answer) } : {}) },
     }),
     token: false,
   };
@@ -144,6 +145,15 @@ export function messagesBody(answer: Answer, ctx: ResponseContext): Record<strin
     content,
     stop_reason: stopReason(answer.finish),
     stop_sequence: null,
-    usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
+    usage: { ...messagesInput(answer), output_tokens: answer.outputTokens, ...(answer.reportCost === 'usage' ? { cost: devCostUsd(answer) } : {}) },
+  };
+}
+
+/** Messages counts cached input apart from `input_tokens` (the fields appear only when there is some). */
+function messagesInput(answer: Answer): Record<string, number> {
+  const { read, write } = cacheCounts(answer);
+  return {
+    input_tokens: answer.inputTokens - read - write,
+    ...(read > 0 || write > 0 ? { cache_read_input_tokens: read, cache_creation_input_tokens: write } : {}),
   };
 }

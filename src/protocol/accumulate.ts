@@ -1,4 +1,5 @@
 import type { Api, ChatEvent, ChatResult, FinishReason, ToolCall } from './events.js';
+import { costOf, type Prices } from './cost.js';
 
 export type TurnOutcomeKind = 'complete' | 'error' | 'cancelled' | 'interrupted';
 
@@ -6,6 +7,8 @@ export interface ResultMeta {
   api: Api;
   cid: string | null;
   outcome: TurnOutcomeKind;
+  /** The model's prices, when known: the cost when the gateway sent no figure of its own (SPEC §16). */
+  prices?: Prices | null;
 }
 
 const TEXT_PARTS = Symbol('text parts');
@@ -45,6 +48,9 @@ export class ResultAccumulator {
   #toolCalls: ToolCall[] = [];
   #inputTokens: number | null = null;
   #outputTokens: number | null = null;
+  #cacheReadTokens: number | null = null;
+  #cacheWriteTokens: number | null = null;
+  #gatewayCost: number | null = null;
   #finish: { reason: FinishReason; raw: string | null } | null = null;
   #model: string | null = null;
 
@@ -64,6 +70,9 @@ export class ResultAccumulator {
       case 'usage':
         this.#inputTokens = e.input_tokens ?? this.#inputTokens;
         this.#outputTokens = e.output_tokens ?? this.#outputTokens;
+        this.#cacheReadTokens = e.cache_read_tokens ?? this.#cacheReadTokens;
+        this.#cacheWriteTokens = e.cache_write_tokens ?? this.#cacheWriteTokens;
+        this.#gatewayCost = e.cost ?? this.#gatewayCost;
         return;
       case 'finish':
         this.#finish = { reason: e.reason, raw: e.raw };
@@ -79,6 +88,11 @@ export class ResultAccumulator {
         return never;
       }
     }
+  }
+
+  /** The gateway's own cost figure, if it sent one: then no prices need looking up. */
+  get gatewayCost(): number | null {
+    return this.#gatewayCost;
   }
 
   get text(): string {
@@ -98,6 +112,12 @@ export class ResultAccumulator {
    */
   result(meta: ResultMeta): ChatResult {
     const parts = () => this.#textParts;
+    const usage = {
+      input_tokens: this.#inputTokens,
+      output_tokens: this.#outputTokens,
+      cache_read_tokens: this.#cacheReadTokens,
+      cache_write_tokens: this.#cacheWriteTokens,
+    };
     const result = {
       get text(): string {
         return joined();
@@ -106,10 +126,11 @@ export class ResultAccumulator {
       tool_calls: [...this.#toolCalls],
       finish_reason: this.#finish?.reason ?? this.#fallbackFinish(meta.outcome),
       raw_finish_reason: this.#finish?.raw ?? null,
-      usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens },
+      usage,
       model: this.#model,
       api: meta.api,
       cid: meta.cid,
+      cost: costOf(this.#gatewayCost, usage, meta.prices ?? null),
     };
     const joined = () => this.text;
     Object.defineProperty(result, TEXT_PARTS, { value: parts, enumerable: false });

@@ -1,3 +1,4 @@
+import { messagesCacheTokens, usageCost } from './cost.js';
 import type { ChatEvent, SseMessage, Termination } from './events.js';
 import { DecoderBase, errorEvent, objectData, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
@@ -179,10 +180,16 @@ class MessagesDecoder extends DecoderBase {
 }
 
 export function messagesUsageEvent(usage: JsonObject): ChatEvent {
+  const cache = messagesCacheTokens(usage);
+  const input = typeof usage.input_tokens === 'number' ? usage.input_tokens : null;
   return {
     type: 'usage',
-    input_tokens: typeof usage.input_tokens === 'number' ? usage.input_tokens : null,
+    // Messages counts cached input apart; gatechat's input_tokens is all input on both interfaces (SPEC §16).
+    input_tokens: input === null ? null : input + (cache.read ?? 0) + (cache.write ?? 0),
     output_tokens: typeof usage.output_tokens === 'number' ? usage.output_tokens : null,
+    cache_read_tokens: cache.read,
+    cache_write_tokens: cache.write,
+    cost: usageCost(usage),
     raw: { ...usage },
   };
 }

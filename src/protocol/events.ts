@@ -1,3 +1,5 @@
+import type { Cost } from './cost.js';
+
 // The one vocabulary both interfaces decode into. Everything above protocol/ (client, session,
 // renderers) sees only these types and never knows which interface answered.
 
@@ -7,8 +9,12 @@ export type Api = 'chat' | 'messages';
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'cancelled';
 
 export interface Usage {
+  /** All input, cached parts included (Messages' own `input_tokens` excludes them: added back). */
   input_tokens: number | null;
   output_tokens: number | null;
+  /** SPEC §16: input read from / written to the prompt cache (null: not reported). */
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
   /** The gateway's own usage object, untouched (cost, cache fields, timing …). */
   raw?: Record<string, unknown>;
 }
@@ -30,7 +36,16 @@ export type ChatEvent =
   /** Emitted once per call, when it is complete (never per fragment). */
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   /** Latest known usage; later events overwrite earlier ones field by field (null fields never erase). */
-  | { type: 'usage'; input_tokens: number | null; output_tokens: number | null; raw?: Record<string, unknown> }
+  | {
+      type: 'usage';
+      input_tokens: number | null;
+      output_tokens: number | null;
+      cache_read_tokens?: number | null;
+      cache_write_tokens?: number | null;
+      /** The gateway's own cost figure in USD (OpenRouter `usage.cost`, LiteLLM's response header). */
+      cost?: number | null;
+      raw?: Record<string, unknown>;
+    }
   /** The model said why it stopped (finish_reason / stop_reason). */
   | { type: 'finish'; reason: FinishReason; raw: string | null }
   /** Model id as reported by the gateway. */
@@ -143,10 +158,12 @@ export interface ChatResult {
   tool_calls: ToolCall[];
   finish_reason: FinishReason | null;
   raw_finish_reason: string | null;
-  usage: { input_tokens: number | null; output_tokens: number | null };
+  usage: { input_tokens: number | null; output_tokens: number | null; cache_read_tokens?: number | null; cache_write_tokens?: number | null };
   model: string | null;
   api: Api;
   cid: string | null;
   /** SPEC §17: the model first asked for, when a fallback (`model`) answered instead. */
   fallback_from?: string;
+  /** SPEC §16: what the request cost (null: unknown). Always set by the accumulator. */
+  cost?: Cost | null;
 }

@@ -1,3 +1,4 @@
+import { chatCacheTokens, usageCost } from './cost.js';
 import type { ChatEvent, SseMessage, Termination } from './events.js';
 import { DecoderBase, errorEvent, objectData, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
@@ -122,10 +123,14 @@ class ChatDecoder extends DecoderBase {
 }
 
 export function usageEvent(usage: JsonObject): ChatEvent {
+  const cache = chatCacheTokens(usage);
   return {
     type: 'usage',
     input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : null,
     output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : null,
+    cache_read_tokens: cache.read,
+    cache_write_tokens: cache.write,
+    cost: usageCost(usage),
     raw: usage,
   };
 }

@@ -7,6 +7,7 @@ import { resultObject } from './json.js';
 import { writeWithBackpressure } from './output.js';
 import { jsonText } from './json-text.js';
 import { sanitizeForTerminal } from './terminal-text.js';
+import { formatUsd } from '../protocol/cost.js';
 
 /** One output line (SPEC §13): the `--json` object of the line's answer plus its id and status. */
 export function batchLine(record: BatchRecord): string {
@@ -117,6 +118,8 @@ export function progressText(counts: Readonly<BatchCounts>, total: number | null
   if (counts.failed) parts.push(`${counts.failed} failed`);
   if (counts.invalid) parts.push(`${counts.invalid} invalid`);
   parts.push(`${rate.toFixed(1)}/s`);
+  const spent = spentText(counts);
+  if (spent) parts.push(spent);
   if (total !== null && rate > 0) parts.push(`ETA ${duration(((total - finished - counts.skipped) / rate) * 1000)}`);
   return parts.join(' · ');
 }
@@ -127,12 +130,21 @@ export function summaryText(summary: BatchSummary): string {
   if (summary.cancelled) parts.push(`${summary.cancelled} cancelled`);
   if (summary.invalid) parts.push(`${summary.invalid} invalid`);
   if (summary.skipped) parts.push(`${summary.skipped} skipped (complete in an earlier run)`);
+  const spent = spentText(summary);
   const seconds = summary.elapsedMs / 1000;
   const rate = seconds > 0 ? summary.done / seconds : 0;
-  const cause = summary.decidedBy
+  const cause = summary.budgetStop ? ` (${summary.budgetStop})` : summary.decidedBy
     ? ` (line ${summary.decidedBy.line}${summary.decidedBy.id !== summary.decidedBy.line ? `, id ${JSON.stringify(summary.decidedBy.id)}` : ''}: ${sanitizeForTerminal(summary.decidedBy.message)})`
     : '';
-  return `gatechat: batch: ${parts.join(', ')} in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s); exit ${summary.exitCode}${cause}`;
+  return `gatechat: batch: ${parts.join(', ')} in ${seconds.toFixed(1)} s (${rate.toFixed(1)}/s${spent ? `, ${spent}` : ''}); exit ${summary.exitCode}${cause}`;
+}
+
+/** SPEC §16: `$0.0123` spent so far (`~` none: a sum of figures and estimates), unknown ones counted apart. */
+function spentText(counts: Readonly<BatchCounts>): string | null {
+  if (!counts.done) return null;
+  const unknown = counts.costUnknown ?? 0;
+  if (unknown === counts.done) return 'cost unknown';
+  return `${formatUsd(counts.costUsd ?? 0)} spent${unknown ? ` (${unknown} of unknown cost)` : ''}`;
 }
 
 function duration(ms: number): string {

@@ -1,3 +1,4 @@
+import { formatCost } from '../protocol/cost.js';
 import { EventEmitter } from 'node:events';
 import type { TurnOutcome } from '../session/types.js';
 import { resultObject } from './json.js';
@@ -136,6 +137,8 @@ export interface SummaryRow {
   totalS: number;
   outputTokens: number | null;
   tokensPerS: number | null;
+  /** SPEC §16: `$0.0042`, `~$0.0042` from prices, `–` unknown. */
+  cost: string;
   finish: string;
 }
 
@@ -150,6 +153,7 @@ export function summaryRows(names: readonly string[], outcomes: readonly TurnOut
       totalS,
       outputTokens,
       tokensPerS: outputTokens !== null && totalS > 0 ? outputTokens / totalS : null,
+      cost: outcome.result.cost ? formatCost(outcome.result.cost) : '–',
       finish: outcome.status === 'complete' ? (outcome.result.finish_reason ?? 'stop') : outcome.status === 'cancelled' ? 'cancelled' : `error (exit ${outcome.error?.exitCode ?? '?'})`,
     };
   });
@@ -157,13 +161,14 @@ export function summaryRows(names: readonly string[], outcomes: readonly TurnOut
 
 /** Aligned text lines: model left, numbers right, `–` where the gateway did not say. */
 export function formatSummaryTable(rows: readonly SummaryRow[]): string[] {
-  const header = ['model', 'first token ms', 'total s', 'tokens', 'tokens/s', 'finish'];
+  const header = ['model', 'first token ms', 'total s', 'tokens', 'tokens/s', 'cost', 'finish'];
   const cells = rows.map((row) => [
     row.model,
     row.firstTokenMs === null ? '–' : String(row.firstTokenMs),
     row.totalS.toFixed(2),
     row.outputTokens === null ? '–' : String(row.outputTokens),
     row.tokensPerS === null ? '–' : row.tokensPerS.toFixed(1),
+    row.cost,
     row.finish,
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => cell[column].length)));

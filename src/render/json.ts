@@ -22,6 +22,8 @@ export function resultObject(
 ): ChatResult & { status: string; extract?: string; data?: unknown; error?: { message: string; exit_code: number } } {
   return {
     ...outcome.result,
+    // SPEC §16: null when unknown, never left out.
+    cost: outcome.result.cost ?? null,
     ...(options.extract ? { extract: extractAnswer(outcome.result.text) } : {}),
     status: outcome.status,
     // --schema: the parsed document (null when the answer is not JSON).
@@ -104,7 +106,7 @@ export function createJsonlRenderer(stdout: GuardedStream, options: JsonOutputOp
     },
     async end(outcome) {
       const { error } = outcome;
-      if (usageSeen) await line({ type: 'usage', ...outcome.result.usage });
+      if (usageSeen) await line({ type: 'usage', ...outcome.result.usage, cost: outcome.result.cost ?? null });
       if (error && !streamErrorSeen && outcome.status !== 'cancelled') {
         const status = error instanceof HttpError ? error.status : null;
         const code = error instanceof HttpError ? (error.code ?? null) : null;

@@ -2,6 +2,7 @@ import { ExitCode, UsageError, type ExitCodeValue } from '../exit-codes.js';
 import type { ChatEvent } from '../protocol/events.js';
 import type { BatchItem, ParsedLine } from './batch-input.js';
 import { idKey } from './batch-input.js';
+import type { Budget, BudgetError } from './budget.js';
 import type { TurnOutcome, TurnStatus } from './types.js';
 
 /** What the scheduler hands the writer for one input line. */
@@ -26,6 +27,9 @@ export interface BatchCounts {
   invalid: number;
   /** Already complete in the output file (resume). */
   skipped: number;
+  /** SPEC §16: USD spent by the answers of this run, and how many answers had no known cost. */
+  costUsd?: number;
+  costUnknown?: number;
 }
 
 export interface BatchSummary extends BatchCounts {
@@ -33,6 +37,8 @@ export interface BatchSummary extends BatchCounts {
   elapsedMs: number;
   /** The failed (or invalid) line that decided the exit code, for the summary. */
   decidedBy?: { line: number; id: string | number; message: string };
+  /** SPEC §16: the budget that stopped the batch (exit 11), as one line. */
+  budgetStop?: string;
 }
 
 export interface BatchRunOptions {
@@ -55,6 +61,8 @@ export interface BatchRunOptions {
   /** The exit code for an interrupted batch (130 for SIGINT, 143 for SIGTERM). */
   interruptedCode?(): ExitCodeValue;
   onProgress?(counts: Readonly<BatchCounts>): void;
+  /** SPEC §16 --max-cost / budget-daily: once reached, no new line starts (those in flight finish), exit 11. */
+  budget?: Budget;
 }
 
 /**
@@ -65,7 +73,8 @@ export interface BatchRunOptions {
  */
 export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> {
   const started = Date.now();
-  const counts: BatchCounts = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0 };
+  const counts: BatchCounts = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0, costUsd: 0, costUnknown: 0 };
+  let budgetStop: BudgetError | null = null;
   let firstFailure: { line: number; id: string | number; code: ExitCodeValue; message: string } | null = null;
   let firstInvalid: { line: number; id: string | number; message: string } | null = null;
   const source = options.lines[Symbol.asyncIterator]();
@@ -79,6 +88,8 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
     } else {
       counts.done++;
       const { outcome, item } = entry;
+      if (outcome.result.cost) counts.costUsd! += outcome.result.cost.usd;
+      else counts.costUnknown!++;
       const status = lineStatus(outcome);
       if (status === 'complete') counts.complete++;
       else if (status === 'cancelled') counts.cancelled++;
@@ -95,6 +106,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
 
   const worker = async (): Promise<void> => {
     while (!signal.aborted) {
+      // Checked before a line is taken: a line never read is answered by the rerun that resumes.
+      budgetStop ??= options.budget?.reached() ?? null;
+      if (budgetStop) return;
       const next = await unlessAborted(source.next(), signal);
       if (next === 'stopped' || next.done || signal.aborted) return;
       const parsed = next.value;
@@ -129,13 +143,16 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const failure = firstFailure as { line: number; id: string | number; code: ExitCodeValue; message: string } | null;
   const invalid = firstInvalid as { line: number; id: string | number; message: string } | null;
+  const stopped = budgetStop as BudgetError | null;
   const exitCode: ExitCodeValue = signal.aborted
     ? (options.interruptedCode?.() ?? ExitCode.interrupted)
-    : invalid
+    : stopped
+      ? ExitCode.budget
+      : invalid
       ? ExitCode.usage
       : (failure?.code ?? ExitCode.ok);
-  const decidedBy = signal.aborted ? undefined : (invalid ?? failure ?? undefined);
-  return { ...counts, exitCode, elapsedMs: Date.now() - started, ...(decidedBy ? { decidedBy: { line: decidedBy.line, id: decidedBy.id, message: decidedBy.message } } : {}) };
+  const decidedBy = signal.aborted || stopped ? undefined : (invalid ?? failure ?? undefined);
+  return { ...counts, exitCode, elapsedMs: Date.now() - started, ...(stopped && !signal.aborted ? { budgetStop: stopped.message } : {}), ...(decidedBy ? { decidedBy: { line: decidedBy.line, id: decidedBy.id, message: decidedBy.message } } : {}) };
 }
 
 /**

@@ -183,7 +183,10 @@ function checkAssistant(value: Record<string, unknown>, where: string, problems:
     usage: {
       input_tokens: nullableCount(usage.input_tokens) ? (usage.input_tokens as number | null) : null,
       output_tokens: nullableCount(usage.output_tokens) ? (usage.output_tokens as number | null) : null,
+      ...(usage.cache_read_tokens !== undefined ? { cache_read_tokens: nullableCount(usage.cache_read_tokens) ? (usage.cache_read_tokens as number | null) : null } : {}),
+      ...(usage.cache_write_tokens !== undefined ? { cache_write_tokens: nullableCount(usage.cache_write_tokens) ? (usage.cache_write_tokens as number | null) : null } : {}),
     },
+    ...(value.cost !== undefined ? { cost: isCost(value.cost) ? value.cost : null } : {}),
     model: field('model', nullableString, null),
     api: field('api', (v) => v === 'chat' || v === 'messages', 'chat'),
     params: field('params', isObject, { stream: true }),
@@ -223,4 +226,9 @@ function stringOr(value: unknown, fallback: string): string {
 
 function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
+}
+
+/** A saved `cost` as SPEC §16 writes it; anything else reads back as unknown. */
+function isCost(value: unknown): value is { usd: number; source: 'gateway' | 'prices' } {
+  return isObject(value) && typeof value.usd === 'number' && Number.isFinite(value.usd) && (value.source === 'gateway' || value.source === 'prices');
 }

@@ -1,3 +1,4 @@
+import type { Cost } from '../protocol/cost.js';
 import type { Api, FinishReason, ImageMime, ToolCall, ToolDefinition } from '../protocol/events.js';
 import type { ToolResultEntry, TurnStatus } from './types.js';
 
@@ -68,7 +69,9 @@ export interface AssistantRecord {
   status: TurnStatus;
   finish_reason: FinishReason | null;
   raw_finish_reason: string | null;
-  usage: { input_tokens: number | null; output_tokens: number | null };
+  usage: { input_tokens: number | null; output_tokens: number | null; cache_read_tokens?: number | null; cache_write_tokens?: number | null };
+  /** SPEC §16: what the answer cost (null: unknown; absent in files from before). */
+  cost?: Cost | null;
   model: string | null;
   api: Api;
   params: { temperature?: number; max_tokens?: number; stream: boolean; options?: Record<string, unknown> };

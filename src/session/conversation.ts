@@ -17,6 +17,9 @@ import { ANSWER_NAME } from '../protocol/schema.js';
 import type { JsonObject } from '../protocol/json.js';
 import type { Conversation, FinishedTurn, SessionSettings, ToolResultEntry, TurnOutcome, TurnStatus } from './types.js';
 import { StorageError } from '../storage/storage-error.js';
+import type { Prices } from '../protocol/cost.js';
+import type { UsageLedger } from './ledger.js';
+import type { Budget } from './budget.js';
 
 export interface ConversationDeps {
   conn: Connection;
@@ -44,6 +47,12 @@ export interface ConversationDeps {
   log?: (line: string) => void;
   warn?: (line: string) => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** SPEC §16: the model's prices (entry, else models cache), asked only when the gateway sent no cost. */
+  pricesFor?: (model: string) => Prices | undefined;
+  /** SPEC §16: every request is added to the usage ledger (also with --no-save). */
+  ledger?: UsageLedger;
+  /** SPEC §16: --max-cost / budget-daily; checked before each request, charged after it. */
+  budget?: Budget;
   /** A retry taught something about `model` (SPEC §11): awaited before the turn ends, so it is recorded. */
   onLearned?: (model: string, facts: LearnedFacts) => Promise<void>;
   /**
@@ -267,6 +276,13 @@ class GatewayConversation implements GatewayConversationApi {
   ): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
     let { request, fit } = this.fitted(prompt, attachments, toolResults);
+    // A budget already spent sends nothing (SPEC §16, exit 11) and records nothing: the turn ends as an
+    // error before it began, like any other failure the renderers already show.
+    const refused = this.deps.budget?.reached();
+    if (refused) {
+      const result = new ResultAccumulator().result({ api: settings.api, cid: this.cid, outcome: 'error' });
+      return { status: 'error', result, error: refused, timings: { firstTokenMs: null, totalMs: 0 } };
+    }
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed. A store that
     // cannot take it (disk full) throws here: one line, nothing sent.
@@ -331,13 +347,17 @@ class GatewayConversation implements GatewayConversationApi {
       if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
       if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(answeredBy(outcome) ?? settings.model, outcome.learned);
     }
-    const result = acc.result({ api: settings.api, cid, outcome: status });
-    // A fallback answered: it is named wherever the answer is (footer, --json, history), whatever the gateway said.
+    // A fallback answered: it is named wherever the answer is (footer, --json, history, ledger), whatever the gateway said.
     const fellBackTo = outcome ? answeredBy(outcome) : null;
+    // Prices are looked up only when the gateway put no figure on the answer (the models cache is a file).
+    const prices = acc.gatewayCost === null ? this.deps.pricesFor?.(fellBackTo ?? settings.model) : undefined;
+    const result = acc.result({ api: settings.api, cid, outcome: status, prices });
     if (fellBackTo !== null) {
       result.model ??= fellBackTo;
       result.fallback_from = (outcome as FallbackOutcome).fallbackFrom!;
     }
+    this.deps.ledger?.record(result, status, fellBackTo ?? settings.model);
+    this.deps.budget?.charge(result.cost ?? null);
     const timings = { firstTokenMs, totalMs: Date.now() - started };
     let data: unknown;
     if (this.deps.answerSchema && status === 'complete' && !error) {
@@ -367,6 +387,7 @@ class GatewayConversation implements GatewayConversationApi {
           finish_reason: result.finish_reason,
           raw_finish_reason: result.raw_finish_reason,
           usage: result.usage,
+          cost: result.cost ?? null,
           model: result.model ?? settings.model,
           api: settings.api,
           params: { temperature: settings.temperature, max_tokens: settings.maxTokens, stream: settings.stream, options: settings.extraBody },
@@ -422,6 +443,7 @@ function finishedTurn(turn: StoredTurn, cid: string, api: Api): FinishedTurn {
       finish_reason: answer.finish_reason ?? null,
       raw_finish_reason: answer.raw_finish_reason ?? null,
       usage: answer.usage ?? { input_tokens: null, output_tokens: null },
+      cost: answer.cost ?? null,
       model: answer.model ?? null,
       api: answer.api ?? api,
       cid,

@@ -1,3 +1,4 @@
+import type { Prices } from '../protocol/cost.js';
 import { join } from 'node:path';
 import { ensurePrivateDir, readOwnFile, writeFileAtomic } from '../storage/own-files.js';
 import { dataDir } from './paths.js';
@@ -6,7 +7,7 @@ import { dataDir } from './paths.js';
 // without a network request at every TAB.
 
 const FILE = 'models-cache.json';
-type Cache = Record<string, { saved_at: string; ids: string[]; contexts?: Record<string, number> }>;
+type Cache = Record<string, { saved_at: string; ids: string[]; contexts?: Record<string, number>; prices?: Record<string, Prices> }>;
 
 function read(dir: string): Cache {
   try {
@@ -17,10 +18,15 @@ function read(dir: string): Cache {
   }
 }
 
-/** `contexts`: the context windows the list gave (SPEC §17: what a continued conversation fits into). */
-export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir(), contexts: Record<string, number> = {}): void {
+/**
+ * What a model list gives beside the ids: `contexts`, the context windows (SPEC §17: what a continued
+ * conversation fits into); `prices`, USD per million tokens by id (SPEC §16 costs).
+ */
+export function saveModelIds(baseUrl: string, ids: string[], dir = dataDir(), listed: { contexts?: Record<string, number>; prices?: Record<string, Prices> } = {}): void {
   ensurePrivateDir(dir);
-  const cache = { ...read(dir), [baseUrl]: { saved_at: new Date().toISOString(), ids, ...(Object.keys(contexts).length > 0 ? { contexts } : {}) } };
+  const contexts = listed.contexts && Object.keys(listed.contexts).length > 0 ? { contexts: listed.contexts } : {};
+  const priced = listed.prices && Object.keys(listed.prices).length > 0 ? { prices: listed.prices } : {};
+  const cache = { ...read(dir), [baseUrl]: { saved_at: new Date().toISOString(), ids, ...contexts, ...priced } };
   // A cache: losing a race with another `gatechat models` costs one refresh, so no lock.
   writeFileAtomic(join(dir, FILE), `${JSON.stringify(cache)}\n`, { durable: false });
 }
@@ -48,4 +54,18 @@ export function cachedContextWindow(baseUrl: string, model: string, dir = dataDi
 /** The context windows a model list gives, by id (what saveModelIds keeps beside the ids). */
 export function contextWindowsOf(models: ReadonlyArray<{ id: string; context_length?: number }>): Record<string, number> {
   return Object.fromEntries(models.flatMap((m) => (m.context_length !== undefined ? [[m.id, m.context_length]] : [])));
+}
+
+/** A model's prices as the gateway's list last gave them (SPEC §16); undefined when not cached or damaged. */
+export function cachedPrices(baseUrl: string, model: string, dir = dataDir()): Prices | undefined {
+  const entry = read(dir)[baseUrl]?.prices;
+  if (typeof entry !== 'object' || entry === null || !Object.prototype.hasOwnProperty.call(entry, model)) return undefined;
+  const prices = (entry as Record<string, unknown>)[model] as Record<string, unknown> | null;
+  const usd = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
+  const input = usd(prices?.in);
+  const output = usd(prices?.out);
+  if (input === undefined || output === undefined) return undefined;
+  const cacheRead = usd(prices?.cacheRead);
+  const cacheWrite = usd(prices?.cacheWrite);
+  return { in: input, out: output, ...(cacheRead !== undefined ? { cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWrite } : {}) };
 }

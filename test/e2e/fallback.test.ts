@@ -2,6 +2,8 @@
 // byte (429 after retries, 5xx, 529 overloaded, 404 unknown model) hands the same request to the next
 // one; the answering model is named in --json (`model`, `fallback_from`), the footer and the history.
 // Never after the answer began, never for other failures.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
@@ -28,6 +30,9 @@ describe('fallbacks', () => {
     // The history names the model that answered and the one asked for.
     const record = new ConversationStore(ctx.user.dataDir).records(result.cid).at(-1) as { model: string; fallback_from: string };
     expect(record).toMatchObject({ model: 'echo', fallback_from: 'fail-503' });
+    // So does the usage ledger (SPEC §16): one line for the request that answered.
+    const ledger = readFileSync(join(ctx.user.dataDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(ledger.at(-1)).toMatchObject({ model: 'echo', fallback_from: 'fail-503', status: 'complete' });
   });
 
   it('a model entry\'s fallback (aliases resolved) applies to -m and to -c; no fallback field when the model answers', async () => {

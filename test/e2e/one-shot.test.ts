@@ -124,9 +124,10 @@ describe('output modes', () => {
       expect(result.code, result.stderr).toBe(0);
       const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
       const usage = events.filter((e) => e.type === 'usage');
-      expect(usage).toEqual([{ type: 'usage', input_tokens: 3, output_tokens: 5 }]);
+      // SPEC §16: cache counts always present (null: not reported), cost null when unknown.
+      expect(usage).toEqual([{ type: 'usage', input_tokens: 3, output_tokens: 5, cache_read_tokens: null, cache_write_tokens: null, cost: null }]);
       expect(events.at(-2)).toEqual(usage[0]);
-      expect(events.at(-1).usage).toEqual({ input_tokens: 3, output_tokens: 5 });
+      expect(events.at(-1).usage).toEqual({ input_tokens: 3, output_tokens: 5, cache_read_tokens: null, cache_write_tokens: null });
     });
   }
 

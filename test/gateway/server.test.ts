@@ -14,7 +14,7 @@ describe('routes and validation', () => {
     expect(res.status).toBe(200);
     const json = await res.json().then(asAny);
     expect(json.object).toBe('list');
-    expect(json.data).toContainEqual({ id: 'echo', object: 'model', created: expect.any(Number), owned_by: 'gatechat-dev' });
+    expect(json.data).toContainEqual({ id: 'echo', object: 'model', created: expect.any(Number), owned_by: 'gatechat-dev', pricing: { prompt: '0.000003', completion: '0.000015', input_cache_read: '0.0000003', input_cache_write: '0.00000375' } });
     expect(json.data.map((m: any) => m.id)).toEqual(expect.arrayContaining(['lorem-200', 'slow-80', 'think', 'tool', 'fail-429', 'drop-after-5', 'no-done']));
   });
 

@@ -41,10 +41,10 @@ describe('CompareApp', () => {
     expect(all.indexOf('== fast-model ==')).toBeLessThan(all.indexOf('== slow-model =='));
     // The table is drawn in the frame that follows the outcomes; Ink may flush it after onDone, so wait
     // for that frame rather than reading whichever frame happens to be last.
-    const header = /model\s+first token ms\s+total s\s+tokens\s+tokens\/s\s+finish/;
+    const header = /model\s+first token ms\s+total s\s+tokens\s+tokens\/s\s+cost\s+finish/;
     await until(() => app.frames.some((f) => header.test(f)), 'the summary table');
     const table = app.frames.find((f) => header.test(f))!;
-    expect(table).toMatch(/slow-model\s+1\s+0\.01\s+8\s+800\.0\s+stop/);
+    expect(table).toMatch(/slow-model\s+1\s+0\.01\s+8\s+800\.0\s+–\s+stop/);
   });
 
   it("a model's retry notices show in its own pane until its answer starts", async () => {
@@ -97,7 +97,18 @@ describe('compare summary', () => {
       ...patch,
     });
     const lines = formatSummaryTable(summaryRows(['x', 'y'], [outcome({}), outcome({ status: 'error', error: Object.assign(new Error('no'), { exitCode: 4 }) as never })]));
-    expect(lines[1]).toMatch(/^x\s+–\s+1\.50\s+–\s+–\s+length$/);
-    expect(lines[2]).toMatch(/^y\s+–\s+1\.50\s+–\s+–\s+error \(exit 4\)$/);
+    expect(lines[1]).toMatch(/^x\s+–\s+1\.50\s+–\s+–\s+–\s+length$/);
+    expect(lines[2]).toMatch(/^y\s+–\s+1\.50\s+–\s+–\s+–\s+error \(exit 4\)$/);
+  });
+
+  it('the cost column (SPEC §16): the gateway\'s figure as is, a computed one with ~', () => {
+    const outcome = (cost: TurnOutcome['result']['cost']): TurnOutcome => ({
+      status: 'complete',
+      result: { text: '', reasoning: null, tool_calls: [], finish_reason: 'stop', raw_finish_reason: null, usage: { input_tokens: 1, output_tokens: 2 }, model: null, api: 'chat', cid: null, cost },
+      timings: { firstTokenMs: 5, totalMs: 1000 },
+    });
+    const lines = formatSummaryTable(summaryRows(['a', 'b'], [outcome({ usd: 0.0042, source: 'gateway' }), outcome({ usd: 0.0000031, source: 'prices' })]));
+    expect(lines[1]).toMatch(/^a\s+5\s+1\.00\s+2\s+2\.0\s+\$0\.0042\s+stop$/);
+    expect(lines[2]).toMatch(/^b\s+5\s+1\.00\s+2\s+2\.0\s+~\$0\.0000031\s+stop$/);
   });
 });

@@ -94,7 +94,7 @@ describe('chat decoder specifics', () => {
   it('keeps usage when a later chunk says usage: null, and reads usage from choices: [] chunks', () => {
     const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
     const r = replayBytes('chat', sse(delta({ content: 'ok' }, 'stop'), chunk({ choices: [], usage }), chunk({ choices: [], usage: null }), 'data: [DONE]\n\n'));
-    expect(fold(r.events, 'chat', 'complete').usage).toEqual({ input_tokens: 3, output_tokens: 4 });
+    expect(fold(r.events, 'chat', 'complete').usage).toEqual({ input_tokens: 3, output_tokens: 4, cache_read_tokens: null, cache_write_tokens: null });
   });
 
   it('keys tool calls by index, sets ids and names once and concatenates arguments', () => {

@@ -29,12 +29,29 @@ function expectedTools(exp: Expected): { id: unknown; name: unknown; arguments: 
   return calls.map((c) => ({ id: c.id, name: c.name, arguments: 'input' in c ? c.input : c.arguments_parsed }));
 }
 
-function expectedUsage(exp: Expected): { input_tokens: unknown; output_tokens: unknown } {
-  const u = exp.usage as Record<string, unknown> | null | undefined;
-  if (u === null || u === undefined) return { input_tokens: null, output_tokens: null };
-  return 'prompt_tokens' in u
-    ? { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens }
-    : { input_tokens: u.input_tokens, output_tokens: u.output_tokens };
+/**
+ * SPEC §16: input_tokens is all input on both interfaces (Messages counts cache reads and writes apart:
+ * added back); the cache counts as each vendor reports them, null when not reported.
+ */
+function expectedUsage(exp: Expected): Record<string, unknown> {
+  const u = exp.usage as Record<string, any> | null | undefined;
+  if (u === null || u === undefined) return { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null };
+  if ('prompt_tokens' in u) {
+    return {
+      input_tokens: u.prompt_tokens,
+      output_tokens: u.completion_tokens,
+      cache_read_tokens: u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? null,
+      cache_write_tokens: null,
+    };
+  }
+  const read = u.cache_read_input_tokens ?? null;
+  const write = u.cache_creation_input_tokens ?? null;
+  return {
+    input_tokens: typeof u.input_tokens === 'number' ? u.input_tokens + (read ?? 0) + (write ?? 0) : null,
+    output_tokens: u.output_tokens,
+    cache_read_tokens: read,
+    cache_write_tokens: write,
+  };
 }
 
 /** Checks shared by streamed and non-streamed answers. */
@@ -45,6 +62,9 @@ function checkAnswer(rel: string, events: ChatEvent[], exp: Expected, outcome: P
   expect(result.reasoning).toBe(api === 'messages' ? exp.thinking : exp.reasoning);
   expect(result.tool_calls).toEqual(expectedTools(exp));
   expect(result.usage).toEqual(expectedUsage(exp));
+  // OpenRouter's recordings carry its own cost figure; nothing else invents one.
+  const cost = (exp.usage as Record<string, unknown> | null | undefined)?.cost;
+  expect(result.cost).toEqual(typeof cost === 'number' ? { usd: cost, source: 'gateway' } : null);
   const rawExpected = (api === 'messages' ? exp.stop_reason : exp.finish_reason) as string | null;
   const finish = lastFinish(events);
   expect(finish?.raw ?? null).toBe(rawExpected);

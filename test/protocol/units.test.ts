@@ -37,17 +37,18 @@ describe('ResultAccumulator', () => {
       tool_calls: [{ id: 'a', name: 'f', arguments: { x: 1 } }],
       finish_reason: 'tool_calls',
       raw_finish_reason: 'tool_use',
-      usage: { input_tokens: 10, output_tokens: 3 },
+      usage: { input_tokens: 10, output_tokens: 3, cache_read_tokens: null, cache_write_tokens: null },
       model: 'm',
       api: 'messages',
       cid: 'c1',
+      cost: null,
     });
   });
 
   it('is empty and null-filled with no events (the finish reason says why it ended)', () => {
     expect(new ResultAccumulator().result({ api: 'chat', cid: null, outcome: 'interrupted' })).toEqual({
       text: '', reasoning: null, tool_calls: [], finish_reason: 'error', raw_finish_reason: null,
-      usage: { input_tokens: null, output_tokens: null }, model: null, api: 'chat', cid: null,
+      usage: { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null }, model: null, api: 'chat', cid: null, cost: null,
     });
   });
 

@@ -1,3 +1,6 @@
+import { UsageLedger } from '../../session/ledger.js';
+import { cachedPrices } from '../../session/models-cache.js';
+import { runBudget } from '../run-budget.js';
 import type { ToolDefinition } from '../../protocol/events.js';
 import { setMaxListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
@@ -182,6 +185,9 @@ async function runWithOutput(
   const httpWarning = plainHttpWarning(conn);
   if (httpWarning) warn(httpWarning);
   const store = base.save ? new ConversationStore(dataDir()) : null;
+  // SPEC §16: every line's requests go to the ledger under the batch's input; one budget for the run.
+  const ledger = base.ledger ? new UsageLedger({ profile: base.profile, batch: options.input }, warn) : undefined;
+  const budget = runBudget(base, chat.maxCost);
 
   const controller = new AbortController();
   // Every line in flight listens to it (request, limiter queue): many listeners are expected.
@@ -222,6 +228,9 @@ async function runWithOutput(
           answerSchema,
           store,
           record: base.save,
+          pricesFor: (model) => (model === settings.model ? settings.prices : undefined) ?? cachedPrices(conn.baseUrl, model),
+          ledger,
+          budget,
           onLearned,
           log: chat.verbose ? (line) => warn(`[${String(item.id)}] ${line}`) : undefined,
           warn: (line) => warn(`[${String(item.id)}] ${line}`),
@@ -246,6 +255,7 @@ async function runWithOutput(
       // Stopped without a signal: the reader of stdout went away (| head), its choice, not a failure.
       interruptedCode: () => interrupted ?? ExitCode.ok,
       onProgress: (counts) => progress.update(counts),
+      budget,
     });
     progress.finish(summary);
     return summary.exitCode;

@@ -1,4 +1,4 @@
-import { listModels } from '../../client/models.js';
+import { listedPrices, listModels } from '../../client/models.js';
 import { UsageError } from '../../exit-codes.js';
 import { aliasesOf } from '../../config/model-entries.js';
 import { openConfigStore } from '../../config/store.js';
@@ -22,8 +22,10 @@ export async function runModelsCommand(flags: ChatFlags, opts: { json: boolean; 
   const all = await listModels(conn, undefined, log);
   try {
     // For shell completion of -m (SPEC §14); an id with blanks or controls could not be typed anyway.
-    // And each model's context window, which a continued conversation is fitted into (SPEC §17).
-    saveModelIds(conn.baseUrl, all.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id)), undefined, contextWindowsOf(all));
+    const ids = all.map((m) => m.id).filter((id) => /^[^\s\u0000-\u001f\u007f]+$/.test(id));
+    // With each model's context window, which a continued conversation is fitted into (SPEC §17), and
+    // prices, so answers the gateway does not put a figure on can still be costed (SPEC §16).
+    saveModelIds(conn.baseUrl, ids, undefined, { contexts: contextWindowsOf(all), prices: listedPrices(all) });
   } catch (error) {
     log?.(`could not save the model list for completion: ${(error as Error).message}`);
   }

@@ -2,13 +2,11 @@ import { Text } from 'ink';
 import type { SessionSettings } from '../../session/types.js';
 import type { LastAnswer, LiveTurn } from './chat-state.js';
 import { useNow } from './use-now.js';
+import { tokensText } from '../footer.js';
+import { formatCost } from '../../protocol/cost.js';
 
 /** After this long without a token the status line says how long it has been waiting. */
 export const SILENCE_MS = 3000;
-
-function tokens(n: number | null): string {
-  return n === null ? '–' : String(n);
-}
 
 /** While an answer streams: this turn's tokens and seconds, "waiting N s" once the stream is silent. */
 export function liveStatus(live: LiveTurn, now: number): string {
@@ -24,7 +22,12 @@ export function statusText(settings: SessionSettings, last: LastAnswer | null, l
   const parts = [settings.model, settings.api, `temp ${settings.temperature ?? 'default'}`];
   if (!settings.stream) parts.push('stream off');
   if (live) parts.push(liveStatus(live, now));
-  else if (last) parts.push(`in ${tokens(last.input_tokens)} / out ${tokens(last.output_tokens)} tokens`, `${last.seconds.toFixed(1)}s`);
+  else if (last) {
+    parts.push(tokensText(last));
+    // SPEC §16: what the last answer cost; left out when unknown (never a made-up $0).
+    if (last.cost) parts.push(formatCost(last.cost));
+    parts.push(`${last.seconds.toFixed(1)}s`);
+  }
   return parts.join(' · ');
 }
 

@@ -1,3 +1,4 @@
+import type { Cost } from '../../protocol/cost.js';
 import type { ToolCall } from '../../protocol/events.js';
 import type { FinishedTurn, TurnOutcome, TurnStatus } from '../../session/types.js';
 import type { DeltaBatch } from './delta-batch.js';
@@ -43,6 +44,10 @@ export interface LastAnswer {
   status: TurnStatus;
   input_tokens: number | null;
   output_tokens: number | null;
+  /** SPEC §16: shown `(900 cached)` after the input count. */
+  cache_read_tokens?: number | null;
+  /** SPEC §16: null: unknown. */
+  cost?: Cost | null;
   seconds: number;
   model: string | null;
 }
@@ -179,6 +184,8 @@ function endTurn(state: ChatState, outcome: TurnOutcome, now: number, errorLine:
     status: outcome.status,
     input_tokens: usage.input_tokens ?? live.usage?.input_tokens ?? null,
     output_tokens: usage.output_tokens ?? live.usage?.output_tokens ?? null,
+    cache_read_tokens: usage.cache_read_tokens ?? null,
+    cost: outcome.result.cost ?? null,
     seconds: (outcome.timings.totalMs || now - live.startedAt) / 1000,
     model: outcome.result.model,
   };

@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import type { Api, ChatResult } from '../protocol/events.js';
+import type { CostSource } from '../protocol/cost.js';
+import { appendOwnRecord, ensurePrivateDir } from '../storage/own-files.js';
+import { dataDir } from './paths.js';
+import type { TurnStatus } from './types.js';
+
+// SPEC §16: one line per request in `usage.jsonl` in the data dir — what was spent, never what was said.
+// Each line is one write() on an O_APPEND descriptor (appendOwnRecord), so concurrent runs never tear
+// each other's lines and need no lock.
+
+export const LEDGER_FILE = 'usage.jsonl';
+
+/** One ledger line. Short keys keep 100 000 lines small; `gatechat usage` reads them back. */
+export interface LedgerLine {
+  /** ISO time the answer ended. */
+  ts: string;
+  profile: string | null;
+  /** The answering model (the gateway's name for it), else the requested id. */
+  model: string;
+  api: Api;
+  in: number | null;
+  out: number | null;
+  cache_read: number | null;
+  cache_write: number | null;
+  /** USD; null: unknown. */
+  cost: number | null;
+  cost_source: CostSource | null;
+  status: TurnStatus;
+  /** The model first asked for, when a fallback answered (SPEC §17). */
+  fallback_from?: string;
+  cid?: string;
+  batch?: string;
+}
+
+/** Who is spending: the parts of a ledger line that come from the run, not the answer. */
+export interface LedgerTags {
+  profile: string | undefined;
+  /** A batch run's id (its output file, or `-`). */
+  batch?: string;
+}
+
+export function ledgerPath(dir = dataDir()): string {
+  return join(dir, LEDGER_FILE);
+}
+
+export function ledgerLine(result: ChatResult, status: TurnStatus, requested: string, tags: LedgerTags, now = new Date()): LedgerLine {
+  const { usage, cost } = result;
+  return {
+    ts: now.toISOString(),
+    profile: tags.profile ?? null,
+    model: result.model ?? requested,
+    api: result.api,
+    in: usage.input_tokens,
+    out: usage.output_tokens,
+    cache_read: usage.cache_read_tokens ?? null,
+    cache_write: usage.cache_write_tokens ?? null,
+    cost: cost?.usd ?? null,
+    cost_source: cost?.source ?? null,
+    status,
+    ...(result.fallback_from ? { fallback_from: result.fallback_from } : {}),
+    ...(result.cid ? { cid: result.cid } : {}),
+    ...(tags.batch !== undefined ? { batch: tags.batch } : {}),
+  };
+}
+
+/** Appends requests to the ledger; a ledger that cannot be written is a warning, never a failed answer. */
+export class UsageLedger {
+  #warned = false;
+
+  constructor(
+    private readonly tags: LedgerTags,
+    private readonly warn: (line: string) => void,
+    private readonly dir = dataDir(),
+  ) {}
+
+  record(result: ChatResult, status: TurnStatus, requested: string): void {
+    const path = ledgerPath(this.dir);
+    try {
+      ensurePrivateDir(this.dir);
+      appendOwnRecord(path, JSON.stringify(ledgerLine(result, status, requested, this.tags)), { create: true });
+    } catch (error) {
+      if (this.#warned) return;
+      this.#warned = true;
+      this.warn(`warning: could not add this request to the usage ledger ${path}: ${(error as Error).message} (turn it off: gatechat config set ledger false)`);
+    }
+  }
+}
