@@ -22,6 +22,7 @@ export interface CompletionData {
 const FIXED_VALUES: Record<string, readonly string[]> = {
   '--api': ['chat', 'messages'],
   '--auth': ['bearer', 'x-api-key'],
+  '--by': ['day', 'model', 'profile'],
 };
 const MODEL_OPTIONS = new Set(['--model']);
 const PROFILE_OPTIONS = new Set(['--profile']);

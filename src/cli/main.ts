@@ -185,6 +185,20 @@ function buildProgram(): Command {
     );
 
   program
+    .command('usage')
+    .description('what was spent, from the usage ledger: requests, tokens, cost per day, model or profile; a table with bars on a terminal, TSV when piped')
+    .option('--since <when>', 'from: 7d, 24h, today, yesterday or YYYY-MM-DD (default: 30d)')
+    .option('--until <when>', 'through: the same forms; a date includes its whole day (default: now)')
+    .option('--by <day|model|profile>', 'one row per day, model or profile (default: day)')
+    .option('--json', 'the rows as a JSON array')
+    .action((opts: { since?: string; until?: string; by?: string; json?: boolean }) =>
+      run(async () => {
+        const { runUsageCommand } = await import('./commands/usage.js');
+        return runUsageCommand(opts, io);
+      }),
+    );
+
+  program
     .command('template')
     .description("prompt templates in the config dir's templates/: list (default), show NAME, edit NAME (creates it), rm NAME; use one with -T NAME -P key=value")
     .argument('[action]', 'list | show | edit | rm', 'list')

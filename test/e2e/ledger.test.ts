@@ -52,3 +52,34 @@ describe('usage ledger', () => {
     expect(existsSync(ledger())).toBe(false);
   });
 });
+
+describe('gatechat usage', () => {
+  it('agrees with the answers it sums: --json by model, TSV piped, bad options refused', async () => {
+    const env = ctx.user.env();
+    const answers = [];
+    for (const model of ['echo+cost', 'echo+cost', 'echo']) {
+      const result = await runCli(['--base-url', ctx.base, '--json', '--no-save', '-m', model, 'a b c d'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      answers.push(JSON.parse(result.stdout));
+    }
+    const report = await runCli(['usage', '--json', '--by', 'model'], { env });
+    expect(report.code, report.stderr).toBe(0);
+    const rows = JSON.parse(report.stdout);
+    const priced = answers.filter((a) => a.cost !== null);
+    expect(rows).toEqual([
+      { model: 'echo+cost', requests: 2, input_tokens: 8, output_tokens: 8, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: priced[0].cost.usd + priced[1].cost.usd, unknown_cost_requests: 0, unknown_cost_share: 0 },
+      { model: 'echo', requests: 1, input_tokens: 4, output_tokens: 4, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unknown_cost_requests: 1, unknown_cost_share: 1 },
+    ]);
+    const tsv = await runCli(['usage', '--since', 'today'], { env });
+    expect(tsv.code, tsv.stderr).toBe(0);
+    const [header, today, ...rest] = tsv.stdout.trim().split('\n');
+    expect(header).toBe('day\trequests\tinput_tokens\toutput_tokens\tcache_read_tokens\tcache_write_tokens\tcost_usd\tunknown_cost_share');
+    expect(today.split('\t').slice(1, 3)).toEqual(['3', '12']);
+    expect(rest).toEqual([]);
+    for (const args of [['--by', 'week'], ['--since', 'soon']]) {
+      const bad = await runCli(['usage', ...args], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(new RegExp(`^gatechat: ${args[0]}: expected`));
+    }
+  });
+});
