@@ -187,7 +187,7 @@ describe('gatechat help [command]', () => {
   it('help with a word that names no command is one line saying how to send it as a prompt (exit 2)', async () => {
     const result = await cli(['--base-url', ctx.base, '-m', 'echo', 'help', 'me', 'write'], '');
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('gatechat: help: no command "me" (commands: batch, chat, completion, config, demo, history, models, serve, template, tools; to send a prompt starting with "help": gatechat -- help me write)\n');
+    expect(result.stderr).toBe('gatechat: help: no command "me" (commands: batch, chat, completion, config, demo, history, models, serve, template, tools, usage; to send a prompt starting with "help": gatechat -- help me write)\n');
     expect(ctx.gateway.requests).toHaveLength(0);
   });
 
