@@ -187,7 +187,7 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
     pricesFor: (model) => (model === ready.model ? settings.prices : undefined) ?? cachedPrices(conn.baseUrl, model),
     // demo's gateway is not the user's: its requests are not the user's spending.
     ledger: options.isolated || !settings.ledger ? undefined : new UsageLedger({ profile: settings.profile }, warn),
-    budget: options.isolated ? undefined : runBudget(settings, options.maxCost),
+    budget: options.isolated ? undefined : await runBudget(settings, options.maxCost),
     // demo's settings are not the user's: nothing is recorded there.
     onLearned: options.isolated ? undefined : (model, facts) => rememberFacts(settings.profile, model, facts, { log, warn }),
     onRetry: ({ attempt, delayMs, reason }) =>

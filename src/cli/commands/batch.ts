@@ -187,7 +187,7 @@ async function runWithOutput(
   const store = base.save ? new ConversationStore(dataDir()) : null;
   // SPEC §16: every line's requests go to the ledger under the batch's input; one budget for the run.
   const ledger = base.ledger ? new UsageLedger({ profile: base.profile, batch: options.input }, warn) : undefined;
-  const budget = runBudget(base, chat.maxCost);
+  const budget = await runBudget(base, chat.maxCost);
 
   const controller = new AbortController();
   // Every line in flight listens to it (request, limiter queue): many listeners are expected.
