@@ -272,6 +272,8 @@ function checkRemote(input: string, raw: RawBatchOptions, chat: ChatModeOptions)
   if (raw.output === undefined) throw new UsageError('--remote: needs --output out.jsonl (the batch ids are saved beside it, so a rerun collects instead of submitting again)');
   if (input === '-') throw new UsageError('--remote: needs a file, not stdin (its lines are read again to split it into batches and to resume)');
   if (chat.flags.save) throw new UsageError('--save: not with --remote (the answers are made on the gateway, not as conversations here)');
+  // SPEC §16 budgets stop requests before they start; a remote batch's requests all start on the gateway at once.
+  if (chat.maxCost !== undefined) throw new UsageError('--max-cost: not with --remote (the gateway runs every line of a remote batch; it cannot stop part-way on a budget)');
   if (chat.mcp.specs.length > 0 || chat.mcp.configFile !== undefined || hasCommandTools(chat.tools)) {
     throw new UsageError('--remote: tools that run (--mcp, --mcp-config, "x-command") need a tool loop on this machine; run the batch without --remote');
   }

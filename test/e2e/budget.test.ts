@@ -63,6 +63,12 @@ describe('budgets', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/--max-cost/);
     }
+    const input = join(ctx.user.home, 'in.jsonl');
+    writeFileSync(input, '"hi"\n');
+    const remote = await runCli(['batch', input, '--remote', '--output', join(ctx.user.home, 'o.jsonl'), '--base-url', ctx.base, '-m', 'echo', '--max-cost', '1'], { env: ctx.user.env() });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/^gatechat: --max-cost: not with --remote/);
     expect(completions()).toBe(0);
+    expect(ctx.gateway.requests).toHaveLength(0);
   });
 });
