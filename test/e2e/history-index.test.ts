@@ -36,7 +36,7 @@ describe('history list through the index', () => {
       expect(warnings, run).toHaveLength(1);
       expect(warnings[0]).toMatch(new RegExp(`^gatechat: warning: conversation ${corrupt}: lines? .*not a whole record`));
       expect(listed(list.stdout).sort(), run).toEqual(cids.filter((c) => c !== corrupt).sort());
-      expect(readdirSync(ctx.user.dataDir).sort()).toEqual(['conversations', 'history-index.json']);
+      expect(readdirSync(ctx.user.dataDir).filter((name) => name !== 'usage.jsonl').sort()).toEqual(['conversations', 'history-index.json']);
     }
     const search = await history(['question 4']);
     expect(search.code).toBe(0);
@@ -63,7 +63,7 @@ describe('history list through the index', () => {
     for (const c of all) expect(c.turns).toBe(1);
     expect(all.map((c) => c.cid)).toEqual(expect.arrayContaining(seeded));
     // One whole index, no temp file or lock left beside it, and it holds every conversation.
-    expect(readdirSync(ctx.user.dataDir).sort()).toEqual(['conversations', 'history-index.json']);
+    expect(readdirSync(ctx.user.dataDir).filter((name) => name !== 'usage.jsonl').sort()).toEqual(['conversations', 'history-index.json']);
     const rows = JSON.parse(readFileSync(join(ctx.user.dataDir, 'history-index.json'), 'utf8').split('\n')[1]!) as string[][];
     expect(rows.map((row) => row[0]).sort()).toEqual(all.map((c) => c.cid).sort());
   });
