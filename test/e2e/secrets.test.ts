@@ -153,7 +153,7 @@ for (const source of ['env', 'config'] as const) {
       ]);
       // Four conversations were saved; none of their files carries the key.
       const files = expectNoKeyOnDisk();
-      expect(files.filter((path) => path.endsWith('.jsonl'))).toHaveLength(4);
+      expect(files.filter((path) => path.includes('/conversations/') && path.endsWith('.jsonl'))).toHaveLength(4);
     });
 
     it('--json and --jsonl stdout never carry the key', async () => {
