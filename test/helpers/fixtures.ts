@@ -3,7 +3,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-export const fixturesDir = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'recorded');
+// GATECHAT_FIXTURES_DIR: set by stryker.config.mjs, whose sandbox copy of test/ has no ../shared beside it.
+export const fixturesDir =
+  process.env.GATECHAT_FIXTURES_DIR ?? resolve(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'recorded');
 
 /** Every recording, as `openai-chat/…` / `anthropic-messages/…` paths (the keys of expected.json). */
 export function listFixtures(): string[] {
