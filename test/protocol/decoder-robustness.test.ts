@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Api, ChatEvent } from '../../src/protocol/events.js';
 import { createMessagesDecoder } from '../../src/protocol/anthropic-messages.js';
-import { createChatDecoder } from '../../src/protocol/openai-chat.js';
+import { createChatDecoder, parseChatResponse } from '../../src/protocol/openai-chat.js';
+import { parseMessagesResponse } from '../../src/protocol/anthropic-messages.js';
 import { fold, replayBytes, sse } from './replay.js';
 
 const chunk = (obj: unknown): string => `data: ${JSON.stringify(obj)}\n\n`;
@@ -132,6 +133,22 @@ describe('chat decoder specifics', () => {
     const r = replayBytes('chat', sse(delta({ content: null, reasoning_content: null, reasoning: null }), delta({ content: 'x' }), 'data: [DONE]\n\n'));
     expect(r.events).toEqual([{ type: 'model', model: 'm' }, { type: 'text', delta: 'x' }]);
   });
+
+  it('reads "error": null beside normal fields as no error, streamed and not', () => {
+    const r = replayBytes('chat', sse(chunk({ model: 'm', error: null, choices: [{ index: 0, delta: { content: 'fine' }, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'));
+    expect(r.termination).toBe('end_marker');
+    expect(r.events.some((e) => e.type === 'error')).toBe(false);
+    expect(textOf(r.events)).toBe('fine');
+    const events = parseChatResponse({ model: 'm', error: null, choices: [{ message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] });
+    expect(events).toEqual([{ type: 'model', model: 'm' }, { type: 'text', delta: 'fine' }, { type: 'finish', reason: 'stop', raw: 'stop' }]);
+  });
+
+  it('ignores whatever follows [DONE] in the same read', () => {
+    const r = replayBytes('chat', sse(delta({ content: 'a' }, 'stop'), 'data: [DONE]\n\n', delta({ content: 'late' }), 'event: error\ndata: late error\n\n'));
+    expect(textOf(r.events)).toBe('a');
+    expect(r.termination).toBe('end_marker');
+    expect(r.events.some((e) => e.type === 'error')).toBe(false);
+  });
 });
 
 describe('messages decoder specifics', () => {
@@ -164,5 +181,59 @@ describe('messages decoder specifics', () => {
       msg('message_stop'),
     ));
     expect(r.events.some((e) => e.type === 'tool_call')).toBe(false);
+  });
+  it('reads event: error whose data is not a JSON object as the error, in the gateway\'s words', () => {
+    const r = replayBytes('messages', sse(MESSAGE_START, 'event: error\ndata: upstream exploded\n\n'));
+    expect(r.termination).toBe('error');
+    expect(r.events.filter((e) => e.type === 'error')).toEqual([{ type: 'error', code: null, message: 'upstream exploded', status: null }]);
+    const quoted = replayBytes('messages', sse(MESSAGE_START, 'event: error\ndata: "Overloaded"\n\n'));
+    expect(quoted.termination).toBe('error');
+    expect(quoted.events.find((e) => e.type === 'error')).toMatchObject({ message: 'Overloaded' });
+  });
+
+  it('still reports a tool call whose block began before the stream was cut', () => {
+    const r = replayBytes('messages', sse(
+      MESSAGE_START,
+      msg('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 't1', name: 'read', input: {} } }),
+      msg('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":' } }),
+      msg('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '"a.txt"}' } }),
+      msg('content_block_start', { index: 2, content_block: { type: 'tool_use', id: 't2', name: 'list', input: { dir: '.' } } }),
+    ));
+    expect(r.termination).toBe('truncated');
+    expect(r.events.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', id: 't1', name: 'read', arguments: { path: 'a.txt' } },
+      { type: 'tool_call', id: 't2', name: 'list', arguments: { dir: '.' } },
+    ]);
+  });
+
+  it('keeps the earlier input_tokens when a later usage says null', () => {
+    const r = replayBytes('messages', sse(
+      MESSAGE_START,
+      textBlock('a'),
+      msg('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { input_tokens: null, output_tokens: 9 } }),
+      msg('message_stop'),
+    ));
+    expect(fold(r.events, 'messages', 'complete').usage).toEqual({ input_tokens: 5, output_tokens: 9 });
+    // The decoder's own running total, not only the accumulator, keeps it (its raw usage is what --json shows).
+    expect(r.events.filter((e) => e.type === 'usage').at(-1)).toEqual({
+      type: 'usage', input_tokens: 5, output_tokens: 9, raw: { input_tokens: 5, output_tokens: 9 },
+    });
+  });
+
+  it('--no-stream: server tool, search result and redacted thinking blocks are not tool calls', () => {
+    const events = parseMessagesResponse({
+      type: 'message',
+      model: 'claude-x',
+      content: [
+        { type: 'server_tool_use', id: 's', name: 'web_search', input: { query: 'x' } },
+        { type: 'web_search_tool_result', tool_use_id: 's', content: [] },
+        { type: 'redacted_thinking', data: 'opaque' },
+        { type: 'text', text: 'found it' },
+        { type: 'tool_use', id: 'u', name: 'read', input: { path: 'a' } },
+      ],
+      stop_reason: 'tool_use',
+    });
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([{ type: 'tool_call', id: 'u', name: 'read', arguments: { path: 'a' } }]);
+    expect(events.filter((e) => e.type === 'reasoning')).toEqual([{ type: 'reasoning', delta: '', block: { type: 'redacted_thinking', data: 'opaque' } }]);
   });
 });
