@@ -88,6 +88,8 @@ describe('describeErrorBody', () => {
     ['empty', '', 'text/plain', { message: '', code: null, type: null, param: null }],
     ['whitespace', '  \n', undefined, { message: '' }],
     ['plain text', '\nupstream connect error or disconnect/reset before headers\nsecond line', 'text/plain', { message: 'upstream connect error or disconnect/reset before headers' }],
+    ['OpenRouter object raw', '{"error":{"code":502,"message":"Provider returned error","metadata":{"raw":{"error":{"message":"model overloaded"}},"provider_name":"P"}}}', undefined, { message: 'Provider returned error: model overloaded', code: 502 }],
+    ['OpenRouter object raw, no message of its own', '{"error":{"metadata":{"raw":{"message":"upstream timed out"}}}}', undefined, { message: 'upstream timed out' }],
     ['OpenRouter JSON raw', '{"error":{"code":400,"message":"Provider returned error","metadata":{"raw":"{\\"error\\":{\\"message\\":\\"context too long\\"}}"}}}', undefined, { message: 'Provider returned error: context too long', code: 400 }],
   ])('%s', (_name, body, type, want) => {
     expect(describeErrorBody(body, type)).toMatchObject(want);
@@ -114,6 +116,8 @@ describe('describeErrorBody', () => {
     // A stack header that does not repeat the message stays (it is the message); frames and locations go.
     expect(describeErrorBody(JSON.stringify({ message: 'TypeError: x is undefined\n    at f (/a/b.js:1:2)' }), undefined).message).toBe('TypeError: x is undefined');
     expect(describeErrorBody(JSON.stringify({ message: 'fetch failedTypeError: fetch failed\n    at node:internal/deps/undici/undici:1:2' }), undefined).message).toBe('fetch failed');
+    // Only a header repeating the words before it is a trace: "Upstream Error: …" is a whole message.
+    expect(describeErrorBody('{"error":{"message":"Upstream Error: model overloaded"}}', undefined).message).toBe('Upstream Error: model overloaded');
   });
 
   it('keeps what only looks like a location or JSON: a URL with a port, braces in prose', () => {
