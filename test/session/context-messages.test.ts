@@ -54,6 +54,23 @@ describe('toContextMessages', () => {
     ]);
   });
 
+  it('sends the files attached to a prompt that answers tool calls, in a user message after the results', () => {
+    const calls = [{ id: 'c1', name: 'weather', arguments: { city: 'Oslo' } }];
+    const files = [{ kind: 'text' as const, path: 'forecast.txt', text: 'rain' }];
+    expect(toContextMessages([turn('weather?', 'Looking.', 'complete', calls)], 'see the file', files)).toEqual([
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: 'Looking.', tool_calls: calls },
+      { role: 'tool', tool_call_id: 'c1', content: 'see the file' },
+      { role: 'user', content: '', attachments: files },
+    ]);
+    // And every later time that turn is sent as context.
+    const answered = { ...turn('see the file', 'Rainy.'), attachments: files };
+    expect(toContextMessages([turn('weather?', 'Looking.', 'complete', calls), answered], 'thanks').slice(2, 4)).toEqual([
+      { role: 'tool', tool_call_id: 'c1', content: 'see the file' },
+      { role: 'user', content: '', attachments: files },
+    ]);
+  });
+
   it('gives a call the gateway sent without an id one of its own, the same in the call and in its result', () => {
     // Gateways refuse tool_call_id "" (tool_use_id ""); some streams never send an id at all.
     const first = [{ id: '', name: 'weather', arguments: { city: 'Oslo' } }, { id: 'call_1', name: 'weather', arguments: { city: 'Bergen' } }];

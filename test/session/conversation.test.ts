@@ -105,6 +105,35 @@ describe('Conversation', () => {
     expect(store.load(conversation.cid!).turns).toHaveLength(1);
   });
 
+  it('/retry sends the prompt again with its attachments', async () => {
+    const conversation = open('echo', { store: null, record: false });
+    const files = [{ kind: 'text' as const, path: 'notes.txt', text: 'attached words' }];
+    await drain(conversation.send('read this', new AbortController().signal, files));
+    const firstBody = JSON.stringify(gateway.requests.at(-1)!.body);
+    expect(firstBody).toContain('attached words');
+    await drain(conversation.retry(new AbortController().signal)!);
+    expect(gateway.requests).toHaveLength(2);
+    expect(JSON.stringify(gateway.requests[1]!.body)).toBe(firstBody);
+  });
+
+  it('keeps a max_tokens the gateway demanded for the next turn of the same chat', async () => {
+    const conversation = open('max-tokens-required', {
+      settings: { model: 'max-tokens-required', api: 'chat', stream: true },
+      store: null,
+      record: false,
+      warn: () => {},
+    });
+    expect((await drain(conversation.send('a', new AbortController().signal))).status).toBe('complete');
+    // Refused without one, then sent again with one.
+    expect(gateway.requests).toHaveLength(2);
+    const demanded = (gateway.requests[1]!.body as { max_tokens?: unknown }).max_tokens;
+    expect(demanded).toEqual(expect.any(Number));
+    expect((await drain(conversation.send('b', new AbortController().signal))).status).toBe('complete');
+    // The next turn sends it at once: no second refusal.
+    expect(gateway.requests).toHaveLength(3);
+    expect(gateway.requests[2]!.body).toHaveProperty('max_tokens', demanded);
+  });
+
   it('keeps the max-tokens field the gateway asked for, for later turns', async () => {
     const warnings: string[] = [];
     const withWarn = open('max-completion-tokens', {
