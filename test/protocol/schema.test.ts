@@ -29,7 +29,9 @@ describe('parseFieldList', () => {
     expect(parseFieldList('1st')).toMatchObject({ ok: false, message: expect.stringContaining('"1st" is not a field name') });
     expect(parseFieldList('a, a int')).toEqual({ ok: false, message: 'field a is given twice' });
     expect(parseFieldList(' , ')).toEqual({ ok: false, message: 'no fields given' });
-    expect(parseFieldList('a b c')).toMatchObject({ ok: false });
+    // Three words, every one of them readable, is still not a field (name, type, and then what?).
+    expect(parseFieldList('name str extra')).toEqual({ ok: false, message: 'cannot read the field "name str extra" (expected: name [type][: description])' });
+    expect(parseFieldList('a, age int long: years')).toMatchObject({ ok: false, message: expect.stringContaining('"age int long: years"') });
   });
 });
 

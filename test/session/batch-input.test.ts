@@ -140,4 +140,17 @@ describe('readResumeState', () => {
     expect((await readResumeState(path)).endsMidLine).toBe(false);
     expect((await readResumeState(join(dir, 'missing.jsonl'))).complete.size).toBe(0);
   });
+
+  it('a missing or empty output file: nothing done, and the first line starts the file (no blank line)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatechat-resume-'));
+    const fresh = { complete: new Set(), endsMidLine: false, unreadable: 0 };
+    expect(await readResumeState(join(dir, 'missing.jsonl'))).toEqual(fresh);
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    expect(await readResumeState(join(dir, 'empty.jsonl'))).toEqual(fresh);
+  });
+
+  it('refuses a directory as the output file', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatechat-resume-'));
+    await expect(readResumeState(dir)).rejects.toThrow(`--output: ${dir} is not a regular file`);
+  });
 });

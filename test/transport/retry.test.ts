@@ -45,7 +45,9 @@ describe('retryDelayMs', () => {
   });
   it('refuses waits over 60 s with a reason', () => {
     const result = retryDelayMs(1, { 'retry-after': '120' }, noJitter);
-    expect(result).toEqual({ refuse: expect.stringContaining('120 s') });
+    expect(result).toEqual({ refuse: 'the gateway asks to wait 120 s before retrying, more than the 60 s gatechat waits' });
+    // Whole seconds, rounded up: 90.5 s is never said as 90.
+    expect(retryDelayMs(1, { 'retry-after-ms': '90500' }, noJitter)).toEqual({ refuse: expect.stringMatching(/^the gateway asks to wait 91 s /) });
     expect(retryDelayMs(1, { 'retry-after-ms': '60001' }, noJitter)).toHaveProperty('refuse');
     expect(retryDelayMs(1, { 'retry-after': '60' }, noJitter)).toEqual({ delayMs: 60_000 });
   });
