@@ -12,12 +12,14 @@ const EXHAUSTIVE = [
   'anthropic-messages/anthropic-compatible-provider-input-tokens-in-message-delta.sse',
 ];
 
+// The whole-body baseline is decoded inside each test, never while collecting: a mutation run
+// (npm run mutate) activates a mutant only while tests run.
 describe.each(streams)('re-chunked %s', (rel) => {
   const api = apiOf(rel);
   const bytes = fixtureBytes(rel);
-  const baseline = replayBytes(api, bytes);
 
   it('decodes the same at random byte boundaries (1..64 bytes, several seeds)', () => {
+    const baseline = replayBytes(api, bytes);
     expect(baseline.events.length).toBeGreaterThan(0);
     for (const seed of SEEDS) {
       expect(replayChunks(api, randomChunks(bytes, seed))).toEqual(baseline);
@@ -25,6 +27,7 @@ describe.each(streams)('re-chunked %s', (rel) => {
   });
 
   it('decodes the same with CRLF line endings, whole and re-chunked', () => {
+    const baseline = replayBytes(api, bytes);
     const crlf = toCrlf(bytes);
     expect(crlf.length).toBeGreaterThan(bytes.length);
     expect(replayBytes(api, crlf)).toEqual(baseline);
@@ -32,7 +35,7 @@ describe.each(streams)('re-chunked %s', (rel) => {
   });
 
   it('decodes the same one byte at a time', () => {
-    expect(replayChunks(api, randomChunks(bytes, 5, 1))).toEqual(baseline);
+    expect(replayChunks(api, randomChunks(bytes, 5, 1))).toEqual(replayBytes(api, bytes));
   });
 });
 

@@ -92,20 +92,21 @@ describe('recorded fixtures', () => {
     expect(errorBodies.length + nonStream.length + streams.length).toBe(fixtures.length);
   });
 
+  // Decoded inside each test, never while collecting: a mutation run (npm run mutate) activates a mutant
+  // only while tests run, so an answer decoded at collection could never notice one.
   describe.each(streams)('stream %s', (rel) => {
     const exp = expected[rel];
     const api = apiOf(rel);
-    const replay = replayBytes(api, fixtureBytes(rel));
+    const bytes = fixtureBytes(rel);
 
-    it('reconstructs text, reasoning, tool calls, usage and finish reason', () => {
+    it('reconstructs text, reasoning, tool calls, usage and finish reason, and ends with the recorded termination', () => {
+      const replay = replayBytes(api, bytes);
       checkAnswer(rel, replay.events, exp, outcomeFor(replay.termination));
-    });
-
-    it('ends with the recorded termination', () => {
       expect(replay.termination).toBe(TERMINATION[exp.termination as string]);
     });
 
     it('reports stream errors with the gateway message, and nothing else as an error', () => {
+      const replay = replayBytes(api, bytes);
       const errors = replay.events.filter((e): e is Extract<ChatEvent, { type: 'error' }> => e.type === 'error');
       const recorded = (exp.errors ?? []) as { body: Record<string, unknown> }[];
       expect(errors).toHaveLength(recorded.length);
