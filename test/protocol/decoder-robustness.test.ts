@@ -78,6 +78,29 @@ describe.each<[Api, (text: string) => string, string]>([
     expect(r.termination).toBe('truncated');
   });
 
+  it('keeps at most 50 warnings and one running count of the rest; damage counts every loss', () => {
+    const garbage = Array.from({ length: 53 }, (_, i) => `data: {bad ${i}\n\n`);
+    const r = replayBytes(api, sse(text('a'), ...garbage, end));
+    expect(textOf(r.events)).toBe('a');
+    expect(r.warnings).toHaveLength(51);
+    expect(r.warnings[49]).toBe('skipped malformed SSE data (not JSON): {bad 49');
+    expect(r.warnings[50]).toBe('(3 more warnings not shown)');
+    expect(r.damage).toEqual({ count: 53, sample: '{bad 0' });
+  });
+
+  it('cuts a skipped payload to 80 characters in its warning', () => {
+    const long = `{${'x'.repeat(100)}`;
+    const r = replayBytes(api, sse(`data: ${long}\n\n`, 'data: [1,2]\n\n', text('a'), end));
+    expect(r.warnings).toEqual([
+      `skipped malformed SSE data (not JSON): ${long.slice(0, 80)}…`,
+      'skipped SSE data that is not a JSON object: [1,2]',
+    ]);
+    expect(r.damage).toEqual({ count: 1, sample: `${long.slice(0, 80)}…` });
+    // Exactly 80 is not cut.
+    const eighty = `{${'y'.repeat(79)}`;
+    expect(replayBytes(api, sse(`data: ${eighty}\n\n`, end)).warnings).toEqual([`skipped malformed SSE data (not JSON): ${eighty}`]);
+  });
+
   it('never throws on hostile payloads', () => {
     const decoder = api === 'chat' ? createChatDecoder() : createMessagesDecoder();
     const payloads = [

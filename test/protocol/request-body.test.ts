@@ -52,6 +52,15 @@ describe('buildChatRequest', () => {
     expect(body).not.toHaveProperty('max_tokens');
   });
 
+  it('merges --options fields last, except model, messages and stream, which stay ours', () => {
+    const extraBody = { model: 'other', messages: [], stream: true, top_p: 0.5, temperature: 1 };
+    const body = buildChatRequest({ ...base, temperature: 0, extraBody });
+    expect(body).toEqual({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }], temperature: 1, stream: false, top_p: 0.5 });
+    expect(buildMessagesRequest({ ...base, extraBody })).toEqual({
+      model: 'gpt-x', max_tokens: 4096, messages: [{ role: 'user', content: 'hi' }], stream: false, top_p: 0.5, temperature: 1,
+    });
+  });
+
   it('sends max_tokens when that is the field', () => {
     expect(buildChatRequest({ ...base, maxTokens: 5 })).toMatchObject({ max_tokens: 5 });
   });
