@@ -134,6 +134,47 @@ describe('Conversation', () => {
     expect(gateway.requests[2]!.body).toHaveProperty('max_tokens', demanded);
   });
 
+  it('an error inside the stream, or in a non-streamed answer, is an error outcome in the gateway\'s words', async () => {
+    const streamed = await drain(open('error-event', { store: null, record: false }).send('x', new AbortController().signal));
+    expect(streamed.status).toBe('error');
+    expect(streamed.error).toMatchObject({ exitCode: 6, name: 'ServerStreamError' });
+    expect(streamed.error?.message).toMatch(/^the gateway reported an error inside the stream \(overloaded\): gatechat dev gateway: simulated mid-stream error/);
+    const whole = await drain(
+      open('error-chunk', { store: null, record: false, settings: { model: 'error-chunk', api: 'chat', stream: false } }).send('x', new AbortController().signal),
+    );
+    expect(whole.status).toBe('error');
+    expect(whole.error).toMatchObject({ exitCode: 6, status: 502 });
+    expect(whole.error?.message).toMatch(/^the gateway reported an error in its answer \(502\): gatechat dev gateway: simulated provider error/);
+  });
+
+  it('continues a saved conversation: its turns (attachments read back) are the context, a /retry supersedes the saved turn', async () => {
+    const first = open('echo');
+    const files = [{ kind: 'text' as const, path: 'notes.txt', text: 'attached words' }];
+    const answer = (await drain(first.send('read this', new AbortController().signal, files))).result.text;
+    expect(answer).toContain('attached words');
+    const cid = first.cid!;
+    store.appendUser(cid, 'never answered');
+    const resumed = open('echo', { resume: store.load(cid) });
+    expect(resumed.cid).toBe(cid);
+    expect(resumed.turns.map((t) => [t.prompt, t.status, t.result.text])).toEqual([
+      ['read this', 'complete', answer],
+      ['never answered', 'interrupted', ''],
+    ]);
+    expect(resumed.turns[0]!.attachments).toEqual(files);
+    await drain(resumed.send('and now?', new AbortController().signal));
+    const context = sentMessages() as { role: string; content: unknown }[];
+    expect(context).toHaveLength(3);
+    expect(JSON.stringify(context[0])).toContain('attached words');
+    expect(context.slice(1)).toEqual([
+      { role: 'assistant', content: answer },
+      { role: 'user', content: 'and now?' },
+    ]);
+    await drain(resumed.retry(new AbortController().signal)!);
+    const turns = store.load(cid).turns;
+    expect(turns.map((t) => t.user)).toEqual(['read this', 'never answered', 'and now?']);
+    expect(store.records(cid).filter((r) => r.type === 'user')).toHaveLength(4);
+  });
+
   it('keeps the max-tokens field the gateway asked for, for later turns', async () => {
     const warnings: string[] = [];
     const withWarn = open('max-completion-tokens', {
