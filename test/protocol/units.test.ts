@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResultAccumulator } from '../../src/protocol/accumulate.js';
+import { ResultAccumulator, textPartsOf } from '../../src/protocol/accumulate.js';
 import { describeErrorBody, describeStreamError } from '../../src/protocol/error-body.js';
 import type { FinishReason } from '../../src/protocol/events.js';
 import { normalizeFinishReason } from '../../src/protocol/finish-reason.js';
@@ -68,6 +68,30 @@ describe('ResultAccumulator', () => {
     const acc = new ResultAccumulator();
     acc.add({ type: 'finish', reason: 'length', raw: 'length' });
     expect(acc.result({ api: 'chat', cid: null, outcome: 'error' }).finish_reason).toBe('length');
+  });
+
+  it('keepText false counts the answer without holding it; reasoning blocks and text parts as they came', () => {
+    const counted = new ResultAccumulator({ keepText: false });
+    expect(counted.hasText).toBe(false);
+    counted.add({ type: 'text', delta: '' });
+    expect(counted.hasText).toBe(false);
+    counted.add({ type: 'text', delta: 'long answer' });
+    expect(counted.hasText).toBe(true);
+    expect(counted.result({ api: 'chat', cid: null, outcome: 'complete' }).text).toBe('');
+    const acc = new ResultAccumulator();
+    const block = { type: 'thinking', thinking: 'hm', signature: 's' };
+    acc.add({ type: 'reasoning', delta: '', block });
+    acc.add({ type: 'reasoning', delta: '' });
+    expect(acc.reasoningBlocks).toEqual([block]);
+    expect(acc.reasoning).toBeNull();
+    acc.add({ type: 'text', delta: 'a' });
+    acc.add({ type: 'text', delta: '' });
+    acc.add({ type: 'text', delta: 'b' });
+    acc.add({ type: 'error', code: null, message: 'x', status: null });
+    const result = acc.result({ api: 'chat', cid: null, outcome: 'complete' });
+    expect(textPartsOf(result)).toEqual(['a', 'b']);
+    expect(result.text).toBe('ab');
+    expect(textPartsOf({ ...result })).toBeUndefined();
   });
 
   it('handles 100k small deltas', () => {
