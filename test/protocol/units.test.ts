@@ -3,7 +3,7 @@ import { ResultAccumulator, textPartsOf } from '../../src/protocol/accumulate.js
 import { describeErrorBody, describeStreamError } from '../../src/protocol/error-body.js';
 import type { FinishReason } from '../../src/protocol/events.js';
 import { normalizeFinishReason } from '../../src/protocol/finish-reason.js';
-import { otherMaxTokensField } from '../../src/protocol/max-tokens-field.js';
+import { otherMaxTokensField, requiresMaxTokens } from '../../src/protocol/max-tokens-field.js';
 import { parseChatResponse } from '../../src/protocol/openai-chat.js';
 import { parseMessagesResponse } from '../../src/protocol/anthropic-messages.js';
 
@@ -178,6 +178,19 @@ describe('describeStreamError', () => {
   it("reads claude-code-router's error event: the message under `message`, itself JSON", () => {
     const payload = { type: 'error', message: { type: 'api_error', message: '{"code":502,"message":"upstream said no"}' } };
     expect(describeStreamError(payload)).toEqual({ code: 'api_error', message: 'upstream said no', status: null });
+  });
+});
+
+describe('requiresMaxTokens', () => {
+  it('a 400 naming max_tokens as required or missing', () => {
+    expect(requiresMaxTokens(400, { message: 'anthropic error: max_tokens: Field required', param: null })).toBe(true);
+    expect(requiresMaxTokens(400, { message: 'this field is missing', param: 'max_tokens' })).toBe(true);
+    expect(requiresMaxTokens(400, { message: 'max_tokens must be provided', param: null })).toBe(true);
+    expect(requiresMaxTokens(400, { message: 'max_tokens must be set', param: null })).toBe(true);
+    expect(requiresMaxTokens(422, { message: 'max_tokens: Field required', param: 'max_tokens' })).toBe(false);
+    expect(requiresMaxTokens(400, { message: 'max_tokens is too large', param: 'max_tokens' })).toBe(false);
+    expect(requiresMaxTokens(400, { message: 'max_completion_tokens: Field required', param: null })).toBe(false);
+    expect(requiresMaxTokens(400, { message: 'messages: Field required', param: 'messages' })).toBe(false);
   });
 });
 
