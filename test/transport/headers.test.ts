@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildHeaders, redactHeaders, redactSecrets, secretsOf } from '../../src/transport/headers.js';
+import { ANTHROPIC_VERSION, buildHeaders, credentialHeaderNames, redactHeaders, redactSecrets, secretsOf } from '../../src/transport/headers.js';
 import { connection } from './loopback.js';
 
 describe('buildHeaders', () => {
@@ -12,7 +12,49 @@ describe('buildHeaders', () => {
   });
 });
 
+describe('buildHeaders with a key', () => {
+  it('bearer: Authorization; x-api-key: the key and anthropic-version; -H replaces a default whatever its case', () => {
+    expect(buildHeaders(connection('http://x/v1', { apiKey: 'k-1', headers: {} }), '1.0.0')).toEqual({
+      'Content-Type': 'application/json', 'User-Agent': 'gatechat/1.0.0', 'Accept-Encoding': 'gzip', Authorization: 'Bearer k-1',
+    });
+    expect(buildHeaders(connection('http://x/v1', { apiKey: 'k-1', auth: 'x-api-key', headers: { 'Anthropic-Version': '2099-01-01', 'user-agent': 'me' } }), '1.0.0')).toEqual({
+      'Content-Type': 'application/json', 'user-agent': 'me', 'Accept-Encoding': 'gzip', 'x-api-key': 'k-1', 'Anthropic-Version': '2099-01-01',
+    });
+    expect(ANTHROPIC_VERSION).toBe('2023-06-01');
+    expect(buildHeaders(connection('http://x/v1', { apiKey: 'k', auth: 'x-api-key', headers: {} }), '1')['anthropic-version']).toBe('2023-06-01');
+    expect(() => buildHeaders(connection('http://x/v1', { apiKey: 'k', auth: 'oauth' as 'bearer' }), '1')).toThrow('unknown auth mode oauth');
+  });
+
+  it('credentialHeaderNames: the built-in credential headers and every -H name, lower-cased', () => {
+    expect([...credentialHeaderNames(connection('http://x/v1', { headers: { 'X-Team': 'blue', 'X-Portkey-Provider': 'p' } }))].sort()).toEqual(
+      ['authorization', 'cookie', 'proxy-authorization', 'x-api-key', 'x-portkey-provider', 'x-team'],
+    );
+  });
+});
+
 describe('redaction', () => {
+  it('keeps the scheme of a masked value only at its start; empty secrets match nothing', () => {
+    expect(redactHeaders({ Authorization: 'Bearer  abc', 'X-Api-Key': 'my Token x', Cookie: 'Basic', 'X-Team': 'blue', 'X-Note': 'has sk-1234 inside' }, ['', 'sk-1234'])).toEqual({
+      Authorization: 'Bearer [redacted]', 'X-Api-Key': '[redacted]', Cookie: '[redacted]', 'X-Team': 'blue', 'X-Note': '[redacted]',
+    });
+    expect(redactHeaders({ 'X-Team': 'blue' })).toEqual({ 'X-Team': 'blue' });
+  });
+
+  it('redactSecrets masks a longer secret whole before one inside it; four characters are enough', () => {
+    expect(redactSecrets('key abcd and abcdefgh', ['abcd', 'abcdefgh'])).toBe('key [redacted] and [redacted]');
+    expect(redactSecrets('abcdefgh', ['abcd', 'abcdefgh'])).toBe('[redacted]');
+    expect(redactSecrets('abc', ['abc'])).toBe('abc');
+  });
+
+  it('secretsOf: a header value of one word has no separate token; proxies from each variable, lower case first', () => {
+    const conn = connection('http://x/v1', { apiKey: undefined, headers: { 'X-Api-Key': '  solo  ', 'X-Token': 'a b c' }, proxy: undefined });
+    expect(secretsOf(conn, {})).toEqual(['  solo  ', 'a b c']);
+    for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+      expect(secretsOf(connection('http://x/v1', { apiKey: undefined, headers: {}, proxy: undefined }), { [name]: 'http://u:pw-9876@proxy:1' }), name).toContain('pw-9876');
+    }
+    expect(secretsOf(connection('http://x/v1', { apiKey: undefined, headers: {}, proxy: undefined }), { NO_PROXY: 'http://u:pw-9876@proxy:1' })).toEqual([]);
+  });
+
   it('masks credential headers, secret-looking names and any value holding the key', () => {
     const out = redactHeaders(
       {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryDelayMs, shouldRetry } from '../../src/transport/retry.js';
+import { requestedWaitMs, retryDelayMs, shouldRetry } from '../../src/transport/retry.js';
 
 describe('shouldRetry', () => {
   it.each([408, 409, 429, 500, 502, 503, 504, 529])('retries HTTP %i', (status) => {
@@ -53,5 +53,40 @@ describe('retryDelayMs', () => {
   });
   it('ignores unusable values and falls back to backoff', () => {
     expect(retryDelayMs(2, { 'retry-after': 'soon', 'retry-after-ms': 'x' }, noJitter)).toEqual({ delayMs: 1000 });
+  });
+});
+
+describe('requestedWaitMs', () => {
+  it('reads retry-after-ms, then Retry-After in seconds or as a date, whatever the header case', () => {
+    expect(requestedWaitMs(undefined)).toBeNull();
+    expect(requestedWaitMs({ 'retry-after-ms': '250' })).toBe(250);
+    expect(requestedWaitMs({ 'Retry-After-Ms': '0' })).toBe(0);
+    expect(requestedWaitMs({ 'retry-after': ' 2 ' })).toBe(2000);
+    expect(requestedWaitMs({ 'Retry-After': '1.5' })).toBe(1500);
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(requestedWaitMs({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }, now)).toBe(3000);
+    expect(requestedWaitMs({ 'retry-after': 'Tue, 31 Dec 2024 00:00:00 GMT' }, now)).toBe(0);
+  });
+
+  it('ignores what is no wait: empty, negative, not a number, seconds with junk around them', () => {
+    expect(requestedWaitMs({ 'retry-after-ms': ' ', 'retry-after': '1' })).toBe(1000);
+    expect(requestedWaitMs({ 'retry-after-ms': '-5', 'retry-after': '1' })).toBe(1000);
+    expect(requestedWaitMs({ 'retry-after-ms': 'Infinity', 'retry-after': '1' })).toBe(1000);
+    expect(requestedWaitMs({ 'retry-after': '' })).toBeNull();
+    expect(requestedWaitMs({ 'retry-after': '   ' })).toBeNull();
+    expect(requestedWaitMs({ 'retry-after': 'soon' })).toBeNull();
+    expect(requestedWaitMs({ 'retry-after': '5s' })).toBeNull();
+    expect(requestedWaitMs({ 'retry-after': '1.x5' })).toBeNull();
+    expect(requestedWaitMs({ 'retry-after': '3.y' })).toBeNull();
+    expect(requestedWaitMs({ 'retry-after': '2.25' })).toBe(2250);
+    expect(requestedWaitMs({ 'retry-after': 'x5' })).toBeNull();
+  });
+
+  it('shouldRetry: a header named in any case; no status and no phase is no retry', () => {
+    expect(shouldRetry({ status: 400, headers: { 'X-Should-Retry': ' TRUE ' } })).toBe(true);
+    expect(shouldRetry({ status: 503, headers: { 'x-should-retry': 'false' } })).toBe(false);
+    expect(shouldRetry({ status: 503, headers: { 'x-should-retry': 'maybe' } })).toBe(true);
+    expect(shouldRetry({ headers: {} })).toBe(false);
+    expect(shouldRetry({ status: 499 })).toBe(false);
   });
 });
