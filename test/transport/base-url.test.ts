@@ -37,7 +37,7 @@ describe('endpointInBaseUrlHint', () => {
 
 describe('isLoopbackHost', () => {
   it('localhost, ::1 (bracketed or not) and 127.x.y.z only', () => {
-    expect(['localhost', '::1', '[::1]', '127.0.0.1', '127.1.2.3'].map(isLoopbackHost)).toEqual([true, true, true, true, true]);
+    expect(['localhost', '::1', '[::1]', '127.0.0.1', '127.10.200.3'].map(isLoopbackHost)).toEqual([true, true, true, true, true]);
     expect(['localhost.example', '10.0.0.1', '127.0.0', '127.0.0.1.nip.io', 'x127.0.0.1', '::2'].map(isLoopbackHost)).toEqual([false, false, false, false, false, false]);
   });
 });
@@ -67,5 +67,10 @@ describe('basicCredentialForms', () => {
     expect(basicCredentialForms(`Basic ${noColon}`)).toEqual([noColon]);
     expect(basicCredentialForms('Bearer abc')).toEqual([]);
     expect(basicCredentialForms('Basic')).toEqual([]);
+    expect(basicCredentialForms(`Basic ${token} extra`)).toEqual([]);
+    expect(basicCredentialForms(`NotBasic ${token}`)).toEqual([]);
+    // An empty user: the colon is the first character, and the password is still a secret.
+    const noUser = Buffer.from(':pw-only').toString('base64');
+    expect(basicCredentialForms(`Basic ${noUser}`)).toEqual([noUser, ':pw-only', 'pw-only']);
   });
 });
