@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bypassesProxy, maskProxyPassword, normalizeProxyUrl, proxyFor, proxyLabel } from '../../src/transport/proxy-url.js';
+import { bypassesProxy, maskProxyPassword, normalizeProxyUrl, proxyCredentials, proxyFor, proxyLabel } from '../../src/transport/proxy-url.js';
 import { UsageError } from '../../src/exit-codes.js';
 
 describe('normalizeProxyUrl', () => {
@@ -73,5 +73,43 @@ describe('proxyFor', () => {
 
   it('a malformed proxy variable is a usage error naming it', () => {
     expect(() => proxyFor(https, undefined, { HTTPS_PROXY: 'ftp://x' })).toThrow(/^HTTPS_PROXY: /);
+  });
+});
+
+describe('proxy edges', () => {
+  it('a refused proxy URL hides its password; a query or fragment is a path too', () => {
+    expect(() => normalizeProxyUrl('http://al:pw@[bad', '--proxy')).toThrow('--proxy: not a valid proxy URL: "http://***@[bad"');
+    expect(() => normalizeProxyUrl('http://proxy:3128/?x=1', '--proxy')).toThrow(/^--proxy: a proxy URL has no path/);
+    expect(() => normalizeProxyUrl('http://proxy:3128#frag', '--proxy')).toThrow(/^--proxy: a proxy URL has no path/);
+    expect(normalizeProxyUrl('  proxy:3128/ ', '--proxy')).toBe('http://proxy:3128');
+  });
+
+  it('proxyCredentials: trims, needs a password, and keeps what does not decode', () => {
+    const basic = (pair: string) => Buffer.from(pair).toString('base64');
+    expect(proxyCredentials('  http://al:pw-1@proxy:1  ')).toEqual(['pw-1', 'pw-1', 'al:pw-1', basic('al:pw-1')]);
+    expect(proxyCredentials('al:p%2Fw@proxy:1')).toEqual(['p%2Fw', 'p/w', 'al:p/w', basic('al:p/w')]);
+    expect(proxyCredentials('http://al@proxy:1')).toEqual([]);
+    expect(proxyCredentials('http://[bad')).toEqual([]);
+    expect(proxyCredentials('http://al:%E0%A4%A@proxy:1')).toEqual(['%E0%A4%A', '%E0%A4%A', 'al:%E0%A4%A', basic('al:%E0%A4%A')]);
+  });
+
+  it('NO_PROXY: separators in a row, default ports per scheme, upper-case entries, a port only at the end', () => {
+    const https = new URL('https://api.example.com/v1');
+    const http = new URL('http://api.example.com/v1');
+    expect(bypassesProxy(https, ' ,, other.org ,  API.Example.COM')).toBe(true);
+    expect(bypassesProxy(https, 'example.com:443')).toBe(true);
+    expect(bypassesProxy(http, 'example.com:443')).toBe(false);
+    expect(bypassesProxy(http, 'example.com:80')).toBe(true);
+    expect(bypassesProxy(https, 'example.com:443x')).toBe(false);
+    expect(bypassesProxy(new URL('https://api.example.com:8443/'), 'example.com:8443')).toBe(true);
+  });
+
+  it('the variable an environment proxy is refused under, and an explicit proxy beside NO_PROXY', () => {
+    const https = new URL('https://api.example.com/v1');
+    expect(() => proxyFor(https, undefined, { https_proxy: 'ftp://p:1' })).toThrow(/^HTTPS_PROXY: /);
+    expect(() => proxyFor(https, undefined, { http_proxy: 'ftp://p:1' })).toThrow(/^HTTP_PROXY: /);
+    expect(() => proxyFor(new URL('http://api.example.com/'), undefined, { https_proxy: 'http://s:1', http_proxy: 'ftp://p:1' })).toThrow(/^HTTP_PROXY: /);
+    expect(proxyFor(https, 'http://explicit:1', { no_proxy: 'other.org' })).toBe('http://explicit:1');
+    expect(proxyFor(https, null, { https_proxy: 'http://p:1' })).toBeNull();
   });
 });
