@@ -243,6 +243,64 @@ describe('messages decoder specifics', () => {
     });
   });
 
+  it('gives exactly these events, in this order: model once, blocks closed where they stop, thinking with its signature', () => {
+    const r = replayBytes('messages', sse(
+      MESSAGE_START,
+      msg('message_start', { message: { model: 'other', usage: { input_tokens: 6 } } }),
+      'event: ping\ndata: \n\n',
+      msg('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: 'Hm', signature: '' } }),
+      msg('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'm.' } }),
+      msg('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig' } }),
+      msg('content_block_stop', { index: 0 }),
+      msg('content_block_start', { index: 1, content_block: { type: 'redacted_thinking', data: 'opaque' } }),
+      msg('content_block_stop', { index: 1 }),
+      msg('content_block_start', { index: 2, content_block: { type: 'text', text: 'Hi' } }),
+      msg('content_block_delta', { index: 2, delta: { type: 'text_delta', text: '!' } }),
+      msg('content_block_delta', { index: 2, delta: { type: 'text_delta', text: '' } }),
+      msg('content_block_stop', { index: 2 }),
+      msg('content_block_start', { index: 3, content_block: { type: 'tool_use', id: 't', name: 'now', input: {} } }),
+      msg('content_block_stop', { index: 3 }),
+      msg('content_block_stop', { index: 'x' }),
+      msg('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 7 } }),
+      msg('message_stop'),
+      msg('content_block_start', { index: 4, content_block: { type: 'text', text: 'after the end' } }),
+    ));
+    expect(r.termination).toBe('end_marker');
+    // The ping's empty data is nothing, not a malformed event.
+    expect(r.warnings).toEqual([]);
+    expect(r.damage).toBeNull();
+    expect(r.events).toEqual([
+      { type: 'model', model: 'claude-x' },
+      { type: 'usage', input_tokens: 5, output_tokens: 1, raw: { input_tokens: 5, output_tokens: 1 } },
+      { type: 'usage', input_tokens: 6, output_tokens: 1, raw: { input_tokens: 6, output_tokens: 1 } },
+      { type: 'reasoning', delta: 'Hm' },
+      { type: 'reasoning', delta: 'm.' },
+      { type: 'reasoning', delta: '', block: { type: 'thinking', thinking: 'Hmm.', signature: 'sig' } },
+      { type: 'reasoning', delta: '', block: { type: 'redacted_thinking', data: 'opaque' } },
+      { type: 'text', delta: 'Hi' },
+      { type: 'text', delta: '!' },
+      { type: 'tool_call', id: 't', name: 'now', arguments: {} },
+      { type: 'usage', input_tokens: 6, output_tokens: 7, raw: { input_tokens: 6, output_tokens: 7 } },
+      { type: 'finish', reason: 'tool_calls', raw: 'tool_use' },
+    ]);
+  });
+
+  it('closes blocks a cut stream left open in index order, and keeps thinking begun but not closed', () => {
+    const r = replayBytes('messages', sse(
+      MESSAGE_START,
+      msg('content_block_start', { index: 5, content_block: { type: 'tool_use', id: 'b', name: 'second', input: {} } }),
+      msg('content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'a', name: 'first', input: {} } }),
+      msg('content_block_start', { index: 1, content_block: { type: 'thinking', thinking: '' } }),
+      msg('content_block_delta', { index: 1, delta: { type: 'thinking_delta', thinking: 'half' } }),
+    ));
+    expect(r.termination).toBe('truncated');
+    expect(r.events.slice(-3)).toEqual([
+      { type: 'reasoning', delta: '', block: { type: 'thinking', thinking: 'half', signature: '' } },
+      { type: 'tool_call', id: 'a', name: 'first', arguments: {} },
+      { type: 'tool_call', id: 'b', name: 'second', arguments: {} },
+    ]);
+  });
+
   it('--no-stream: server tool, search result and redacted thinking blocks are not tool calls', () => {
     const events = parseMessagesResponse({
       type: 'message',
