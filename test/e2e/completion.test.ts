@@ -83,7 +83,7 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
     const complete = shells[shell];
 
     it('commands, and subcommands of config', { timeout: 60_000 }, async () => {
-      expect(await complete('gatechat ')).toEqual(['batch', 'chat', 'completion', 'config', 'demo', 'help', 'history', 'models', 'serve', 'template', 'tools']);
+      expect(await complete('gatechat ')).toEqual(['batch', 'chat', 'completion', 'config', 'demo', 'help', 'history', 'models', 'serve', 'template', 'tools', 'usage']);
       expect(await complete('gatechat co')).toEqual(['completion', 'config']);
       expect(await complete('gatechat config ')).toEqual(['get', 'list', 'path', 'set', 'unset']);
       expect(await complete('gatechat config set api-')).toEqual(['api-key', 'api-key-cmd']);

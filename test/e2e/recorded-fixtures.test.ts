@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUserDirs, runCli } from '../helpers/cli.js';
-import { fixturesDir, listFixtures, readExpected } from '../helpers/fixtures.js';
+import { expectedUsage, fixturesDir, listFixtures, readExpected } from '../helpers/fixtures.js';
 import { startReplayServer } from '../helpers/replay-server.js';
 
 type Expected = Record<string, any>;
@@ -61,11 +61,8 @@ function checkAnswer(file: string, expected: Expected, result: Awaited<ReturnTyp
   if (!streamError && expected.effective_finish_reason !== undefined) {
     expect(json.finish_reason).toBe(expected.effective_finish_reason);
   }
-  const usage = expected.usage;
-  expect(json.usage).toEqual({
-    input_tokens: usage ? (isMessages ? usage.input_tokens : usage.prompt_tokens) : null,
-    output_tokens: usage ? (isMessages ? usage.output_tokens : usage.completion_tokens) : null,
-  });
+  // SPEC §16: all input on both interfaces, and the cache counts as each vendor reports them.
+  expect(json.usage).toEqual(expectedUsage(expected));
   expect(json.api).toBe(isMessages ? 'messages' : 'chat');
   if (streamError) {
     const message = expected.errors[0].body.error?.message ?? expected.errors[0].body.message;

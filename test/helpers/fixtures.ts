@@ -48,3 +48,28 @@ export function chunkSizes(length: number, seed: number, maxChunk: number): numb
 export function toCrlf(bytes: Uint8Array): Buffer {
   return Buffer.from(Buffer.from(bytes).toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
 }
+
+/**
+ * SPEC §16: input_tokens is all input on both interfaces (Messages counts cache reads and writes apart:
+ * added back); the cache counts as each vendor reports them, null when not reported.
+ */
+export function expectedUsage(exp: Record<string, any>): Record<string, unknown> {
+  const u = exp.usage as Record<string, any> | null | undefined;
+  if (u === null || u === undefined) return { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null };
+  if ('prompt_tokens' in u) {
+    return {
+      input_tokens: u.prompt_tokens,
+      output_tokens: u.completion_tokens,
+      cache_read_tokens: u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? null,
+      cache_write_tokens: null,
+    };
+  }
+  const read = u.cache_read_input_tokens ?? null;
+  const write = u.cache_creation_input_tokens ?? null;
+  return {
+    input_tokens: typeof u.input_tokens === 'number' ? u.input_tokens + (read ?? 0) + (write ?? 0) : null,
+    output_tokens: u.output_tokens,
+    cache_read_tokens: read,
+    cache_write_tokens: write,
+  };
+}

@@ -92,7 +92,8 @@ describeInTerminal('chat in a pseudo-terminal: resume and --no-save', () => {
     unsaved.keys('C-d');
     expect(await unsaved.waitForExit()).toBe(0);
     expect(existsSync(historyFile())).toBe(false);
-    expect(existsSync(ctx.user.dataDir) ? readdirSync(ctx.user.dataDir) : []).toEqual([]);
+    // Nothing but the usage ledger, which --no-save keeps (SPEC §16: spending is not the conversation).
+    expect(existsSync(ctx.user.dataDir) ? readdirSync(ctx.user.dataDir).filter((name) => name !== 'usage.jsonl') : []).toEqual([]);
 
     expect((await runCli(['config', 'set', 'save', 'false'], { env: ctx.user.env() })).code).toBe(0);
     const configured = chat(['-m', 'echo']);

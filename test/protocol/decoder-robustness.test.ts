@@ -236,10 +236,10 @@ describe('messages decoder specifics', () => {
       msg('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { input_tokens: null, output_tokens: 9 } }),
       msg('message_stop'),
     ));
-    expect(fold(r.events, 'messages', 'complete').usage).toEqual({ input_tokens: 5, output_tokens: 9 });
+    expect(fold(r.events, 'messages', 'complete').usage).toEqual({ input_tokens: 5, output_tokens: 9, cache_read_tokens: null, cache_write_tokens: null });
     // The decoder's own running total, not only the accumulator, keeps it (its raw usage is what --json shows).
     expect(r.events.filter((e) => e.type === 'usage').at(-1)).toEqual({
-      type: 'usage', input_tokens: 5, output_tokens: 9, raw: { input_tokens: 5, output_tokens: 9 },
+      type: 'usage', input_tokens: 5, output_tokens: 9, cache_read_tokens: null, cache_write_tokens: null, cost: null, raw: { input_tokens: 5, output_tokens: 9 },
     });
   });
 
@@ -271,8 +271,8 @@ describe('messages decoder specifics', () => {
     expect(r.damage).toBeNull();
     expect(r.events).toEqual([
       { type: 'model', model: 'claude-x' },
-      { type: 'usage', input_tokens: 5, output_tokens: 1, raw: { input_tokens: 5, output_tokens: 1 } },
-      { type: 'usage', input_tokens: 6, output_tokens: 1, raw: { input_tokens: 6, output_tokens: 1 } },
+      { type: 'usage', input_tokens: 5, output_tokens: 1, cache_read_tokens: null, cache_write_tokens: null, cost: null, raw: { input_tokens: 5, output_tokens: 1 } },
+      { type: 'usage', input_tokens: 6, output_tokens: 1, cache_read_tokens: null, cache_write_tokens: null, cost: null, raw: { input_tokens: 6, output_tokens: 1 } },
       { type: 'reasoning', delta: 'Hm' },
       { type: 'reasoning', delta: 'm.' },
       { type: 'reasoning', delta: '', block: { type: 'thinking', thinking: 'Hmm.', signature: 'sig' } },
@@ -280,7 +280,7 @@ describe('messages decoder specifics', () => {
       { type: 'text', delta: 'Hi' },
       { type: 'text', delta: '!' },
       { type: 'tool_call', id: 't', name: 'now', arguments: {} },
-      { type: 'usage', input_tokens: 6, output_tokens: 7, raw: { input_tokens: 6, output_tokens: 7 } },
+      { type: 'usage', input_tokens: 6, output_tokens: 7, cache_read_tokens: null, cache_write_tokens: null, cost: null, raw: { input_tokens: 6, output_tokens: 7 } },
       { type: 'finish', reason: 'tool_calls', raw: 'tool_use' },
     ]);
   });

@@ -6,7 +6,7 @@ import type { ChatEvent, Termination } from '../../src/protocol/events.js';
 import { normalizeFinishReason } from '../../src/protocol/finish-reason.js';
 import { protocolFor } from '../../src/protocol/index.js';
 import { apiOf, fixtureBytes, fold, listFixtures, outcomeFor, readExpected, replayBytes } from './replay.js';
-import { fixturesDir } from '../helpers/fixtures.js';
+import { expectedUsage, fixturesDir } from '../helpers/fixtures.js';
 
 type Expected = Record<string, unknown>;
 const expected = readExpected();
@@ -27,31 +27,6 @@ function lastFinish(events: ChatEvent[]): Extract<ChatEvent, { type: 'finish' }>
 function expectedTools(exp: Expected): { id: unknown; name: unknown; arguments: unknown }[] {
   const calls = (exp.tool_calls ?? []) as Record<string, unknown>[];
   return calls.map((c) => ({ id: c.id, name: c.name, arguments: 'input' in c ? c.input : c.arguments_parsed }));
-}
-
-/**
- * SPEC §16: input_tokens is all input on both interfaces (Messages counts cache reads and writes apart:
- * added back); the cache counts as each vendor reports them, null when not reported.
- */
-function expectedUsage(exp: Expected): Record<string, unknown> {
-  const u = exp.usage as Record<string, any> | null | undefined;
-  if (u === null || u === undefined) return { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null };
-  if ('prompt_tokens' in u) {
-    return {
-      input_tokens: u.prompt_tokens,
-      output_tokens: u.completion_tokens,
-      cache_read_tokens: u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? null,
-      cache_write_tokens: null,
-    };
-  }
-  const read = u.cache_read_input_tokens ?? null;
-  const write = u.cache_creation_input_tokens ?? null;
-  return {
-    input_tokens: typeof u.input_tokens === 'number' ? u.input_tokens + (read ?? 0) + (write ?? 0) : null,
-    output_tokens: u.output_tokens,
-    cache_read_tokens: read,
-    cache_write_tokens: write,
-  };
 }
 
 /** Checks shared by streamed and non-streamed answers. */
