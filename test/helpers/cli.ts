@@ -44,7 +44,7 @@ export function makeUserDirs() {
     cleanup() {
       // A gatechat that is still exiting may be writing its code cache here: retried on ENOTEMPTY (a flake
       // seen under load in keys-pty), not failed.
-      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      rmSync(home, { recursive: true, force: true, maxRetries: 30, retryDelay: 200 });
     },
   };
 }

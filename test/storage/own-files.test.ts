@@ -222,6 +222,36 @@ describe('lockFile', () => {
     lockFile(target, { waitMs: 0, what: 'the config file' }).release();
   });
 
+  it('a lock file is never seen empty: it appears with its owner in it (a SIGKILL between create and write left one nobody could take over for 10 s)', async () => {
+    // Another process takes and releases the lock as fast as it can; this one reads the lock file meanwhile.
+    await build({ entryPoints: [join(repoRoot, 'src/storage/file-lock.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(dir, 'file-lock.mjs'), logLevel: 'silent' });
+    const target = join(dir, 'out.jsonl');
+    const done = join(dir, 'done');
+    const script = join(dir, 'churn.mjs');
+    writeFileSync(script, `import { writeFileSync } from 'node:fs';
+import { lockFile } from './file-lock.mjs';
+for (let i = 0; i < 3000; i++) lockFile(process.argv[2], { waitMs: 5000, what: 'it' }).release();
+writeFileSync(process.argv[3], '');
+`);
+    const child = spawn(process.execPath, [script, target, done], { stdio: 'inherit' });
+    let seen = 0;
+    let empty = 0;
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(done) && Date.now() < deadline) {
+      try {
+        const text = readFileSync(`${target}.lock`, 'utf8');
+        seen++;
+        if (!text.includes('"nonce"')) empty++;
+      } catch {
+        // Between two holders.
+      }
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(existsSync(done)).toBe(true);
+    expect(seen).toBeGreaterThan(100);
+    expect(empty).toBe(0);
+  }, 90_000);
+
   it('a lock left by a process killed with SIGKILL is taken over', () => {
     const target = join(dir, 'out.jsonl');
     // A real process that takes the lock and is killed before it can release it.
