@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
-import { ConversationStore, type AssistantInput } from '../../src/session/conversation-store.js';
+import { ConversationStore } from '../../src/session/conversation-store.js';
+import { savedAnswer } from '../helpers/conversation.js';
 
 const ctx = useGatewayAndUser();
 const gatechat = (args: string[]) => runCli(['--base-url', ctx.base, ...args], { env: ctx.user.env() });
@@ -15,19 +16,7 @@ type Body = { messages: Array<{ role: string; content: string }>; max_tokens?: n
 const bodies = () => ctx.gateway.requests.filter((r) => /\/(chat\/completions|messages)$/.test(r.path)).map((r) => r.body as Body);
 const configFile = () => JSON.parse(readFileSync(join(ctx.user.configDir, 'config.json'), 'utf8'));
 
-const answer = (content: string, model: string, api: 'chat' | 'messages'): AssistantInput => ({
-  content,
-  reasoning: null,
-  tool_calls: [],
-  status: 'complete',
-  finish_reason: 'stop',
-  raw_finish_reason: 'stop',
-  usage: { input_tokens: null, output_tokens: null },
-  model,
-  api,
-  params: { stream: true },
-  timings: { first_token_ms: 1, total_ms: 2 },
-});
+const answer = (content: string, model: string, api: 'chat' | 'messages') => savedAnswer(content, { model, api, usage: { input_tokens: null, output_tokens: null } });
 
 /** A saved conversation of `turns` turns, each about 110 tokens (a 200-character prompt, echoed). */
 function longConversation(model: string, turns: number, api: 'chat' | 'messages' = 'chat', system: string | null = 'You are terse.'): string {

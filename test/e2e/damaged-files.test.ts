@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 import { runCli } from '../helpers/cli.js';
-import { ConversationStore, type AssistantInput } from '../../src/session/conversation-store.js';
+import { ConversationStore } from '../../src/session/conversation-store.js';
+import { savedAnswer } from '../helpers/conversation.js';
 
 const ctx = useGatewayAndUser();
 
@@ -15,19 +16,7 @@ function gatechat(args: string[]) {
   return runCli(args[0] === 'history' ? args : ['--base-url', ctx.base, ...args], { env: ctx.user.env() });
 }
 
-const answer = (content: string): AssistantInput => ({
-  content,
-  reasoning: null,
-  tool_calls: [],
-  status: 'complete',
-  finish_reason: 'stop',
-  raw_finish_reason: 'stop',
-  usage: { input_tokens: 1, output_tokens: 1 },
-  model: 'echo',
-  api: 'chat',
-  params: { stream: true },
-  timings: { first_token_ms: 1, total_ms: 2 },
-});
+const answer = (content: string) => savedAnswer(content);
 
 const conversationsDir = () => join(ctx.user.dataDir, 'conversations');
 const fileOf = (cid: string) => join(conversationsDir(), `${cid}.jsonl`);

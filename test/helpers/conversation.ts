@@ -1,5 +1,5 @@
 import type { ConversationDeps } from '../../src/session/conversation.js';
-import type { ConversationStore } from '../../src/session/conversation-store.js';
+import type { AssistantInput, ConversationStore } from '../../src/session/conversation-store.js';
 
 /**
  * What a test's Conversation needs to talk to an in-process dev gateway and record into `store`:
@@ -18,6 +18,24 @@ export function conversationDeps(gatewayUrl: string, store: ConversationStore, m
     maxTokensField: 'max_tokens',
     store,
     record: true,
+    ...extra,
+  };
+}
+
+/** A complete saved answer, as the store records one: `extra` changes any field (model, api, usage, ts…). */
+export function savedAnswer(content: string, extra: Partial<AssistantInput> = {}): AssistantInput {
+  return {
+    content,
+    reasoning: null,
+    tool_calls: [],
+    status: 'complete',
+    finish_reason: 'stop',
+    raw_finish_reason: 'stop',
+    usage: { input_tokens: 1, output_tokens: 1 },
+    model: 'echo',
+    api: 'chat',
+    params: { stream: true },
+    timings: { first_token_ms: 1, total_ms: 2 },
     ...extra,
   };
 }

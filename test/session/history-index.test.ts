@@ -5,7 +5,8 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationStore, type AssistantInput } from '../../src/session/conversation-store.js';
+import { ConversationStore } from '../../src/session/conversation-store.js';
+import { savedAnswer } from '../helpers/conversation.js';
 import { SEARCH_LIMIT } from '../../src/session/history-index.js';
 
 let root: string;
@@ -31,20 +32,7 @@ function indexed(): { cids: string[]; search: Record<string, string> } {
 }
 const fileOf = (cid: string) => join(root, 'conversations', `${cid}.jsonl`);
 
-const answer = (content: string, ts?: string): AssistantInput => ({
-  content,
-  reasoning: null,
-  tool_calls: [],
-  status: 'complete',
-  finish_reason: 'stop',
-  raw_finish_reason: 'stop',
-  usage: { input_tokens: 1, output_tokens: 1 },
-  model: 'echo',
-  api: 'chat',
-  params: { stream: true },
-  timings: { first_token_ms: 1, total_ms: 2 },
-  ...(ts ? { ts } : {}),
-});
+const answer = (content: string, ts?: string) => savedAnswer(content, ts ? { ts } : {});
 
 function saved(prompt: string, settings: { model?: string; system?: string } = {}): string {
   const cid = store.create({ model: settings.model ?? 'echo', api: 'chat', system: settings.system ?? null });
