@@ -27,39 +27,55 @@ function invalid(what: string): GatechatError {
   return new GatechatError(`the gateway's batch answer is not what its Batch API documents: ${what}`, ExitCode.server);
 }
 
+/**
+ * An id or status the gateway gave: printed on the terminal (progress, `batch status`, `--detach`) and
+ * saved beside the output, so plain text only — a control character (an escape sequence) is refused.
+ */
+function plainField(value: unknown, name: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (typeof value !== 'string' || value === '' || value.length > 256 || /[\u0000-\u001f\u007f-\u009f]/.test(value)) {
+    throw invalid(`batch "${name}" missing or not plain text`);
+  }
+  return value;
+}
+
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
 
-function chatBatch(body: unknown): RemoteBatch {
-  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.status !== 'string') throw invalid('no batch "id" or "status"');
+export function chatBatch(body: unknown): RemoteBatch {
+  if (!isRecord(body)) throw invalid('not a JSON object');
+  const id = plainField(body.id, 'id');
+  const status = plainField(body.status, 'status');
   const counts = isRecord(body.request_counts) ? body.request_counts : {};
   const failed = count(counts.failed);
-  const ended = CHAT_ENDED.has(body.status);
+  const ended = CHAT_ENDED.has(status);
   const errors = isRecord(body.errors) && Array.isArray(body.errors.data)
     ? body.errors.data.map((e) => (isRecord(e) ? `${typeof e.line === 'number' ? `line ${e.line}: ` : ''}${String(e.message ?? e.code ?? '')}` : '')).join('; ')
     : undefined;
   const files = ended ? [body.output_file_id, body.error_file_id].filter((id): id is string => typeof id === 'string' && id !== '') : [];
   return {
-    id: body.id,
-    status: body.status,
+    id,
+    status,
     ended,
     counts: { total: count(counts.total), done: count(counts.completed) + failed, failed },
     results: files.map((file) => `/files/${encodeURIComponent(file)}/content`),
-    ...(body.status === 'failed' ? { errors: errors || 'no reason given' } : {}),
+    ...(status === 'failed' ? { errors: errors || 'no reason given' } : {}),
   };
 }
 
-function messagesBatch(body: unknown, conn: Connection): RemoteBatch {
-  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.processing_status !== 'string') throw invalid('no batch "id" or "processing_status"');
+export function messagesBatch(body: unknown, conn: Connection): RemoteBatch {
+  if (!isRecord(body)) throw invalid('not a JSON object');
+  const id = plainField(body.id, 'id');
+  const status = plainField(body.processing_status, 'processing_status');
   const c = isRecord(body.request_counts) ? body.request_counts : {};
   const failed = count(c.errored) + count(c.canceled) + count(c.expired);
   const done = count(c.succeeded) + failed;
-  const ended = body.processing_status === 'ended';
+  const ended = status === 'ended';
   return {
-    id: body.id,
-    status: body.processing_status,
+    id,
+    status,
     ended,
     counts: { total: done + count(c.processing), done, failed },
-    results: ended ? [resultsPath(body.results_url, body.id, conn)] : [],
+    results: ended ? [resultsPath(body.results_url, id, conn)] : [],
   };
 }
 
