@@ -1,5 +1,6 @@
 // /attach https://… in the real chat UI (tmux): the page is fetched, shown as pending, and its article
-// text goes with the next message; a page that fails is one notice and nothing is sent.
+// text goes with the next message — even one typed before the page arrived; a page that fails is one
+// notice and nothing is sent.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,9 +11,10 @@ let origin = '';
 beforeAll(async () => {
   site = createServer((req, res) => {
     if (req.url === '/story') {
-      return void res
+      // Slow on purpose: the message typed right after /attach must still wait for the page.
+      return void setTimeout(() => res
         .writeHead(200, { 'content-type': 'text/html' })
-        .end('<html><head><title>Story</title></head><body><nav>MENU-TEXT</nav><article><h1>Story</h1><p>The article body that the model must see, long enough to count as one.</p></article><footer>FOOTER-TEXT</footer></body></html>');
+        .end('<html><head><title>Story</title></head><body><nav>MENU-TEXT</nav><article><h1>Story</h1><p>The article body that the model must see, long enough to count as one.</p></article><footer>FOOTER-TEXT</footer></body></html>'), 800);
     }
     res.writeHead(404).end();
   });
@@ -30,9 +32,8 @@ describeInTerminal('/attach URL in chat', () => {
     s.submit(`/attach ${origin}/gone`);
     await s.waitForText(`cannot attach ${origin}/gone: HTTP 404 Not Found`);
     s.submit(`/attach ${origin}/story`);
-    await s.waitForText(`${origin}/story`);
     s.submit('what happened?');
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 8000;
     while (ctx.gateway.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(ctx.gateway.requests).toHaveLength(1);
     const content = (ctx.gateway.requests[0]!.body as { messages: Array<{ content: string }> }).messages[0]!.content;

@@ -32,6 +32,9 @@ export function usePendingAttachments(
 ): PendingAttachments {
   const [files, setFiles] = useState<Attachment[]>(() => initial ?? []);
   const filesRef = useRef(files);
+  // /attach reads still under way (a slow page, a command): a message sent meanwhile waits for them,
+  // or its files would go with the message after it.
+  const readsRef = useRef(new Set<Promise<void>>());
   const setPending = useCallback((next: Attachment[]) => {
     filesRef.current = next;
     setFiles(next);
@@ -42,7 +45,7 @@ export function usePendingAttachments(
       setPending([]);
       return notice('attachments cleared', 'dim');
     }
-    readAttachments([path], { warn: (line) => notice(line, 'warn'), commands: true, fetchUrl }).then(
+    const reading = readAttachments([path], { warn: (line) => notice(line, 'warn'), commands: true, fetchUrl }).then(
       (read) => {
         const next = [...filesRef.current, ...read];
         try {
@@ -54,6 +57,8 @@ export function usePendingAttachments(
       },
       (error: unknown) => notice((error as Error).message, 'error'),
     );
+    readsRef.current.add(reading);
+    void reading.finally(() => readsRef.current.delete(reading));
   };
 
   const takeFor = (text: string, referenced: Attachment[] = []) => {
@@ -69,6 +74,11 @@ export function usePendingAttachments(
   };
 
   const forMessage: PendingAttachments['forMessage'] = (text, send, giveBack) => {
+    if (readsRef.current.size > 0) {
+      notice('waiting for /attach to finish reading…', 'dim');
+      void Promise.all(readsRef.current).then(() => forMessage(text, send, giveBack));
+      return;
+    }
     const ready = (message: string, referenced: Attachment[]) => {
       const taken = takeFor(message, referenced);
       if (taken) send(message, taken);
