@@ -50,7 +50,7 @@ const esbuilt = await build({
 // share code its own chunk, so a piped one-shot loaded 32 files; each costs the ESM loader a resolve,
 // a read and a module record (own cost −10 to −13 ms on Node 20, 22 and 24, measured with
 // bench/nodes.mjs). What every run needs (commander and the argument checks) becomes one chunk, what
-// a one-shot adds (config, protocol, transport, undici) another; the rest keeps esbuild's split.
+// a one-shot adds (config, protocol, transport; undici only for pools and proxies) another; the rest keeps esbuild's split.
 const files = new Map(esbuilt.outputFiles.map((file) => [file.path, file.text]));
 const entry = join(staging, 'cli.js');
 const inMemory = {

@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ExitCode, GatechatError } from '../exit-codes.js';
+import { IDLE_TIMEOUT } from './direct-request.js';
 import { NetworkError, StreamInterruptedError, seconds } from './errors.js';
 
 /** What Aborting the caller's signal turns into at any phase; recognise it with isAbortError(). */
@@ -73,7 +74,7 @@ export function bodyError(error: unknown, ctx: BodyContext): Error {
   if (ctx.signal?.aborted || isAbortError(error)) return new RequestAbortedError();
   if (error instanceof GatechatError) return error;
   const code = errorCode(error);
-  if (code === 'UND_ERR_BODY_TIMEOUT') {
+  if (code === 'UND_ERR_BODY_TIMEOUT' || code === IDLE_TIMEOUT) {
     return new NetworkError('idle', `idle: no data from the gateway for ${seconds(ctx.idleMs)} (--timeout)`, {
       retryable: false,
       cause: error,
@@ -87,8 +88,8 @@ export function bodyError(error: unknown, ctx: BodyContext): Error {
 }
 
 /**
- * The answer's bytes, decompressed. The idle timeout between chunks is undici's bodyTimeout (set
- * on the dispatcher), so keep-alive comments count as activity. Breaking out destroys the body,
+ * The answer's bytes, decompressed. The idle timeout between chunks is the client's (undici's bodyTimeout,
+ * set on the dispatcher; a socket time-out for node:http), so keep-alive comments count as activity. Breaking out destroys the body,
  * which aborts the request.
  */
 export async function* bodyChunks(raw: Readable, encoding: string | undefined, ctx: BodyContext): AsyncGenerator<Uint8Array, void, void> {

@@ -1,48 +1,55 @@
 import type { Dispatcher } from 'undici';
-import { Agent } from './undici-core.js';
+import { DirectClient, type RawResponse } from './direct-request.js';
 import { proxyFor } from './proxy-url.js';
 import { tuneV8ForStreaming } from './v8-flags.js';
 import type { Connection } from './http.js';
+import type { UndiciSendOptions } from './undici-route.js';
 
 export interface Route {
-  dispatcher: Dispatcher;
+  send(url: URL, options: UndiciSendOptions): Promise<RawResponse>;
   /** The proxy this target goes through, or null when direct. */
   proxy: string | null;
 }
 
 /**
- * The dispatchers of one request: a direct Agent and one ProxyAgent per proxy, made on first use (a
- * redirect may lead to a host that NO_PROXY treats differently). destroy() lets the process exit at once.
+ * How the requests of one caller reach the gateway: a single request without a proxy goes through
+ * node:http (`direct-request.ts`); a shared keep-alive pool, a proxy (one ProxyAgent per proxy: a
+ * redirect may lead to a host that NO_PROXY treats differently) or a streamed body through undici,
+ * loaded on first use. destroy() lets the process exit at once.
  */
 export class Dispatchers {
   private readonly made = new Map<string, Dispatcher>();
+  private direct: DirectClient | undefined;
 
   constructor(
     private readonly conn: Connection,
     /** Longer than conn.timeouts.headersMs for a whole (non-streamed) answer. */
     private readonly headersMs: number,
+    /** Many requests share these (batch, a tool loop): undici's keep-alive pool even when direct. */
+    private readonly pooled = false,
   ) {}
 
-  async route(target: URL): Promise<Route> {
+  async route(target: URL, streamedBody: boolean): Promise<Route> {
     const proxy = proxyFor(target, this.conn.proxy, process.env);
+    tuneV8ForStreaming();
+    const timeouts = { ...this.conn.timeouts, headersMs: this.headersMs };
+    if (proxy === null && !this.pooled && !streamedBody) {
+      const direct = (this.direct ??= new DirectClient(timeouts));
+      return { proxy, send: (url, { headersTimeout: _, body, ...options }) => direct.send(url, { ...options, body: body as string | undefined }) };
+    }
+    const undici = await import('./undici-route.js');
     const key = proxy ?? '';
     let dispatcher = this.made.get(key);
     if (!dispatcher) {
-      tuneV8ForStreaming();
-      const { connectMs, idleMs } = this.conn.timeouts;
-      const { headersMs } = this;
-      if (proxy === null) {
-        dispatcher = new Agent({ connect: { timeout: connectMs }, headersTimeout: headersMs, bodyTimeout: idleMs });
-      } else {
-        const { createProxyAgent } = await import('./undici-proxy.js');
-        dispatcher = createProxyAgent(proxy, { connectMs, headersMs, bodyMs: idleMs });
-      }
+      dispatcher = proxy === null ? undici.directAgent(timeouts) : await undici.proxyAgent(proxy, timeouts);
       this.made.set(key, dispatcher);
     }
-    return { dispatcher, proxy };
+    const chosen = dispatcher;
+    return { proxy, send: (url, options) => undici.sendThrough(chosen, url, options) };
   }
 
   destroy(): void {
+    this.direct?.destroyAll();
     for (const dispatcher of this.made.values()) dispatcher.destroy().catch(() => undefined);
     this.made.clear();
   }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from './undici-core.js';
 import { Dispatchers } from './dispatchers.js';
+import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, type RawResponse } from './direct-request.js';
 import { proxyLabel } from './proxy-url.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
@@ -64,7 +64,7 @@ export class ConnectionPool {
   readonly dispatchers: Dispatchers;
 
   constructor(conn: Connection) {
-    this.dispatchers = new Dispatchers(conn, conn.timeouts.headersMs);
+    this.dispatchers = new Dispatchers(conn, conn.timeouts.headersMs, true);
   }
 
   close(): void {
@@ -158,14 +158,17 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection, whole
   const code = errorCode(error);
   const host = url.host;
   const detail = error instanceof Error ? error.message : String(error);
-  if (error instanceof Error && error.name === 'HTTPParserError') {
+  if (error instanceof Error && (error.name === 'HTTPParserError' || (code?.startsWith('HPE_') && code !== 'HPE_HEADER_OVERFLOW'))) {
     // The connection worked; what came back is not HTTP (control characters in a header, a garbled
-    // status line). The same gateway answers the same way again: no retry.
-    const why = /\(([^)]*)\)\s*$/.exec(detail)?.[1] ?? detail;
+    // status line). The same gateway answers the same way again: no retry. undici names the reason in
+    // brackets at the end of its message; node:http in `reason`.
+    const reason = (error as { reason?: unknown }).reason;
+    const why = typeof reason === 'string' ? reason : (/\(([^)]*)\)\s*$/.exec(detail)?.[1] ?? detail);
     return new NetworkError('headers', `the response from ${host} is not valid HTTP (${why})`, { cause: error, retryable: false });
   }
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
+    case CONNECT_TIMEOUT:
       return new NetworkError('connect', `timed out connecting to ${host} after ${seconds(conn.timeouts.connectMs)} (--connect-timeout)`, { cause: error });
     case 'ECONNREFUSED':
       return new NetworkError('connect', `cannot connect to ${host}: connection refused`, { cause: error, hint: 'is the gateway running? check: gatechat config get base-url' });
@@ -178,6 +181,7 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection, whole
     case 'ETIMEDOUT':
       return new NetworkError('connect', `cannot connect to ${host}: ${code}`, { cause: error });
     case 'UND_ERR_HEADERS_TIMEOUT':
+    case HEADERS_TIMEOUT:
       if (wholeAnswer) {
         // The gateway may still be generating (and billing) the answer: asking again would pay twice.
         const limit = seconds(headersTimeoutMs(conn, true));
@@ -193,6 +197,7 @@ export function preHeaderError(error: unknown, url: URL, conn: Connection, whole
     case 'UND_ERR_CLOSED':
       return new NetworkError('headers', `the connection to ${host} closed before the response headers`, { cause: error });
     case 'UND_ERR_HEADERS_OVERFLOW':
+    case 'HPE_HEADER_OVERFLOW':
       // The same gateway sends the same headers again: asking again only delays the message.
       return new NetworkError('headers', `the response headers from ${host} are larger than Node reads (16 KiB unless raised)`, {
         cause: error,
@@ -278,14 +283,14 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
       if (typeof body === 'string') log(`> body: ${bodyForLog(body, secrets)}`);
       else if (body !== undefined) log(`> body: (streamed, ${req.upload?.length} bytes)`);
     }
-    const route = await dispatchers.route(url);
+    const route = await dispatchers.route(url, body instanceof Readable);
     if (log && route.proxy !== null) log(`> through proxy ${proxyLabel(route.proxy)}`);
     const started = Date.now();
-    let res: Awaited<ReturnType<typeof request>>;
+    let res: RawResponse;
     try {
       // On a shared pool the dispatcher's headers timeout is the streaming one; --no-stream waits longer.
       const headersTimeout = conn.pool ? headersTimeoutMs(conn, req.wholeAnswer === true) : undefined;
-      res = await request(url, { dispatcher: route.dispatcher, method, headers, body, signal, ...(headersTimeout !== undefined ? { headersTimeout } : {}) });
+      res = await route.send(url, { method, headers, body, signal, headersTimeout });
     } catch (error) {
       if (signal?.aborted) throw new RequestAbortedError();
       // A refused CONNECT surfaces as undici's RequestAbortedError: it is the proxy's answer, not ours.
@@ -305,7 +310,7 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
     if (!isRedirect(res.statusCode) || location === undefined) {
       return { kind: 'response', status: res.statusCode, headers: resHeaders, raw: res.body };
     }
-    await res.body.dump().catch(() => undefined);
+    await res.discard().catch(() => undefined);
     if (hop >= MAX_REDIRECTS) {
       throw new GatechatError(`too many redirects (more than ${MAX_REDIRECTS}) from ${origin}`, ExitCode.server);
     }
