@@ -5,6 +5,7 @@ import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, tryParseJson, type JsonObject } from './json.js';
 import { messagesUserContent } from './attachment-parts.js';
 import { messagesSchemaFields } from './schema.js';
+import { breakpointsOf, cachedSystem, cachedUserContent, type Breakpoints } from './prompt-cache.js';
 
 export { createMessagesDecoder } from './anthropic-messages-decoder.js';
 
@@ -54,19 +55,19 @@ function convertTool(tool: ToolDefinition): JsonObject {
 /**
  * Chat-form history → Messages turns. System text goes to the top-level `system`; consecutive
  * tool results are merged into one user turn, because every tool_use of an assistant turn must be
- * answered in the single user turn that follows it.
+ * answered in the single user turn that follows it. `cache`: the breakpoints of `--cache` (SPEC §16).
  */
-function convertMessages(messages: ChatMessage[]): { system: string[]; turns: JsonObject[] } {
+function convertMessages(messages: ChatMessage[], cache: Breakpoints | null): { system: string[]; turns: JsonObject[] } {
   const system: string[] = [];
   const turns: JsonObject[] = [];
   const toolUseId = toolUseIds();
-  for (const m of messages) {
+  for (const [index, m] of messages.entries()) {
     switch (m.role) {
       case 'system':
         system.push(m.content);
         break;
       case 'user':
-        turns.push({ role: 'user', content: messagesUserContent(m) });
+        turns.push({ role: 'user', content: cache ? cachedUserContent(m, 'messages', index, cache) : messagesUserContent(m) });
         break;
       case 'assistant': {
         if (m.tool_calls === undefined || m.tool_calls.length === 0) {
@@ -109,14 +110,15 @@ function isToolResults(content: unknown[]): boolean {
  * response shape we expect, as the Chat Completions body does.
  */
 export function buildMessagesRequest(opts: RequestOptions): Record<string, unknown> {
-  const { system, turns } = convertMessages(opts.messages);
+  const cache = opts.cache ? breakpointsOf(opts.messages) : null;
+  const { system, turns } = convertMessages(opts.messages, cache);
   if (opts.system !== undefined) system.unshift(opts.system);
   const body: Record<string, unknown> = {
     model: opts.model,
     max_tokens: opts.maxTokens ?? DEFAULT_MAX_TOKENS,
     messages: turns,
   };
-  if (system.length > 0) body.system = system.join('\n\n');
+  if (system.length > 0) body.system = cache ? cachedSystem(system.join('\n\n')) : system.join('\n\n');
   if (opts.temperature !== undefined) body.temperature = opts.temperature;
   body.stream = opts.stream;
   // --schema forces its own single tool (the flags refuse --tools beside it).

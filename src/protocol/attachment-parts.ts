@@ -1,4 +1,4 @@
-import type { Attachment, ChatMessage } from './events.js';
+import type { Api, Attachment, ChatMessage } from './events.js';
 import type { JsonObject } from './json.js';
 
 // SPEC §12 wire forms of attachments. Text files become fenced blocks in the message text (placed
@@ -19,9 +19,13 @@ export function fencedFile(path: string, text: string): string {
   return `${path}\n${fence}\n${body}${fence}`;
 }
 
+function fencedFiles(message: ChatMessage): string[] {
+  return (message.attachments ?? []).flatMap((a) => (a.kind === 'text' ? [fencedFile(a.path, a.text)] : []));
+}
+
 /** The message text: every text attachment's fenced block, then the message's own text. */
 export function userText(message: ChatMessage): string {
-  const blocks = (message.attachments ?? []).flatMap((a) => (a.kind === 'text' ? [fencedFile(a.path, a.text)] : []));
+  const blocks = fencedFiles(message);
   if (message.content !== '') blocks.push(message.content);
   return blocks.join('\n\n');
 }
@@ -42,44 +46,62 @@ function binaryAttachments(message: ChatMessage): BinaryAttachment[] {
   return (message.attachments ?? []).filter((a): a is BinaryAttachment => a.kind !== 'text');
 }
 
+function chatBinaryPart(a: BinaryAttachment): JsonObject {
+  switch (a.kind) {
+    case 'image':
+      return { type: 'image_url', image_url: { url: `data:${a.mime};base64,${a.data}` } };
+    case 'pdf':
+      return { type: 'file', file: { filename: baseName(a.path), file_data: `data:application/pdf;base64,${a.data}` } };
+    default: {
+      const never: never = a;
+      return never;
+    }
+  }
+}
+
+function messagesBinaryPart(a: BinaryAttachment): JsonObject {
+  switch (a.kind) {
+    case 'image':
+      return { type: 'image', source: { type: 'base64', media_type: a.mime, data: a.data } };
+    case 'pdf':
+      // title: the one place the Messages form can carry the file's name.
+      return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: a.data }, title: baseName(a.path) };
+    default: {
+      const never: never = a;
+      return never;
+    }
+  }
+}
+
 /** Chat Completions user content: a string, or image_url / file parts then one text part. */
 export function chatUserContent(message: ChatMessage): string | JsonObject[] {
+  return userContent(message, chatBinaryPart);
+}
+
+/** Messages user content: a string, or image / document blocks then one text block. */
+export function messagesUserContent(message: ChatMessage): string | JsonObject[] {
+  return userContent(message, messagesBinaryPart);
+}
+
+function userContent(message: ChatMessage, binaryPart: (a: BinaryAttachment) => JsonObject): string | JsonObject[] {
   const text = userText(message);
   if (!hasBinaryAttachment(message)) return text;
-  const parts: JsonObject[] = binaryAttachments(message).map((a): JsonObject => {
-    switch (a.kind) {
-      case 'image':
-        return { type: 'image_url', image_url: { url: `data:${a.mime};base64,${a.data}` } };
-      case 'pdf':
-        return { type: 'file', file: { filename: baseName(a.path), file_data: `data:application/pdf;base64,${a.data}` } };
-      default: {
-        const never: never = a;
-        return never;
-      }
-    }
-  });
+  const parts = binaryAttachments(message).map(binaryPart);
   // An empty text part is rejected by gateways in front of Anthropic; images alone are a message.
   if (text !== '') parts.push({ type: 'text', text });
   return parts;
 }
 
-/** Messages user content: a string, or image / document blocks then one text block. */
-export function messagesUserContent(message: ChatMessage): string | JsonObject[] {
-  const text = userText(message);
-  if (!hasBinaryAttachment(message)) return text;
-  const blocks: JsonObject[] = binaryAttachments(message).map((a): JsonObject => {
-    switch (a.kind) {
-      case 'image':
-        return { type: 'image', source: { type: 'base64', media_type: a.mime, data: a.data } };
-      case 'pdf':
-        // title: the one place the Messages form can carry the file's name.
-        return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: a.data }, title: baseName(a.path) };
-      default: {
-        const never: never = a;
-        return never;
-      }
-    }
-  });
-  if (text !== '') blocks.push({ type: 'text', text });
-  return blocks;
+/**
+ * The same content always as parts, for prompt caching (SPEC §16): images and PDFs, then the text files
+ * in one text part of their own, then the message's text. `attachments` counts the parts that hold files,
+ * so a breakpoint can close them apart from the prompt that follows.
+ */
+export function userParts(message: ChatMessage, api: Api): { parts: JsonObject[]; attachments: number } {
+  const parts = binaryAttachments(message).map(api === 'chat' ? chatBinaryPart : messagesBinaryPart);
+  const files = fencedFiles(message);
+  if (files.length > 0) parts.push({ type: 'text', text: files.join('\n\n') });
+  const attachments = parts.length;
+  if (message.content !== '') parts.push({ type: 'text', text: message.content });
+  return { parts, attachments };
 }

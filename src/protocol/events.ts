@@ -136,6 +136,8 @@ export interface RequestOptions {
    * `messages` and `stream` are refused where they are parsed (RESERVED_BODY_FIELDS).
    */
   extraBody?: Record<string, unknown>;
+  /** `--cache` (SPEC §16): cache_control breakpoints, placed by prompt-cache.ts. */
+  cache?: boolean;
 }
 
 /** Body fields gatechat builds itself: an extra field may not replace them. */

@@ -5,6 +5,7 @@ import { isRecord, nonEmptyString, parseToolArguments, type JsonObject } from '.
 import { pushContent, usageEvent } from './openai-chat-decoder.js';
 import { chatUserContent } from './attachment-parts.js';
 import { chatSchemaFields } from './schema.js';
+import { breakpointsOf, cachedSystem, cachedUserContent, chatModelTakesBreakpoints, type Breakpoints } from './prompt-cache.js';
 
 export { createChatDecoder } from './openai-chat-decoder.js';
 
@@ -13,12 +14,13 @@ function toolArgumentsString(args: unknown): string {
   return typeof args === 'string' ? args : JSON.stringify(args ?? {});
 }
 
-function wireMessage(m: ChatMessage): JsonObject {
+/** `cache`: the breakpoints of `--cache` (SPEC §16), for the models that take them. */
+function wireMessage(m: ChatMessage, index: number, cache: Breakpoints | null): JsonObject {
   switch (m.role) {
     case 'system':
       return { role: m.role, content: m.content };
     case 'user':
-      return { role: 'user', content: chatUserContent(m) };
+      return { role: 'user', content: cache ? cachedUserContent(m, 'chat', index, cache) : chatUserContent(m) };
     case 'assistant':
       if (m.tool_calls === undefined || m.tool_calls.length === 0) return { role: 'assistant', content: m.content };
       return {
@@ -44,9 +46,10 @@ function wireMessage(m: ChatMessage): JsonObject {
 
 /** SPEC §5.3 Chat Completions body. Key order: model, messages, then the options. */
 export function buildChatRequest(opts: RequestOptions): Record<string, unknown> {
+  const cache = opts.cache && chatModelTakesBreakpoints(opts.model) ? breakpointsOf(opts.messages) : null;
   const messages: JsonObject[] = [];
-  if (opts.system !== undefined) messages.push({ role: 'system', content: opts.system });
-  for (const m of opts.messages) messages.push(wireMessage(m));
+  if (opts.system !== undefined) messages.push({ role: 'system', content: cache ? cachedSystem(opts.system) : opts.system });
+  for (const [index, m] of opts.messages.entries()) messages.push(wireMessage(m, index, cache));
   const body: Record<string, unknown> = { model: opts.model, messages };
   if (opts.temperature !== undefined) body.temperature = opts.temperature;
   if (opts.maxTokens !== undefined) body[opts.maxTokensField] = opts.maxTokens;
