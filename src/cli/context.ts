@@ -164,6 +164,7 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
       stream: settings.stream,
       maxTokens: settings.maxTokens,
       extraBody: settings.extraBody,
+      cache: settings.cache,
     },
     maxTokensField: settings.maxTokensField,
     // x-command is gatechat's own: never sent, never saved (SPEC §15).

@@ -163,6 +163,7 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     }
   }
   if (typed('save')) flags.save = raw.save;
+  if (typed('cache')) flags.cache = raw.cache;
   if (raw.json && raw.jsonl) throw new UsageError('--json and --jsonl: choose one output format');
   if (raw.continue && raw.cid !== undefined) throw new UsageError('--continue and --cid: choose one conversation');
   if (raw.schema !== undefined && raw.tools !== undefined) throw new UsageError('--schema and --tools: choose one (--schema asks for its own answer tool)');

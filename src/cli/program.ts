@@ -3,6 +3,8 @@ import { VERSION } from '../version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+const CACHE_HELP = 'prompt caching: cache_control on the system prompt, the last attachment and the last earlier prompt (Messages; on chat for anthropic/ and claude models) (default: off; config: cache)';
+
 /** How to reach the gateway: shared by every command that sends a request. */
 export function addConnectionOptions(command: Command): Command {
   return command
@@ -31,6 +33,8 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
     .option('--max-tokens <n>', 'maximum output tokens, a positive integer (default: not sent on Chat Completions, 4096 on Messages)')
     .option('--stream', 'stream the answer over SSE (default: on)')
     .option('--no-stream', 'ask for a single JSON response instead of a stream')
+    .option('--cache', CACHE_HELP)
+    .option('--no-cache', 'no prompt-caching breakpoints, whatever config cache says')
     .option('-s, --system <text>', 'system prompt (default: none)')
     .option('--api <chat|messages>', 'gateway interface (default: chat)')
     .option('--fallback <models>', 'models (ids or aliases, comma-separated) that get the request when the model fails before answering: 429 after retries, 5xx, overloaded, unknown model (default: the model entry\'s fallback)')
@@ -82,6 +86,8 @@ export function addBatchOptions(command: Command): Command {
     .option('--api <chat|messages>', 'gateway interface (default: chat)')
     .option('--stream', 'stream each answer over SSE (default: on)')
     .option('--no-stream', 'ask for single JSON responses instead of streams')
+    .option('--cache', CACHE_HELP)
+    .option('--no-cache', 'no prompt-caching breakpoints, whatever config cache says')
     .option('--tools <file>', 'tool definitions for every line: JSON array in Chat Completions form; "x-command" on a definition runs it')
     .option('--mcp <name=command|url>', 'an MCP server for every line, repeatable: a command line (stdio) or an http(s) URL', collect)
     .option('--mcp-config <file>', 'MCP servers from a {"mcpServers": {…}} file')
@@ -114,6 +120,7 @@ export interface RawChatOptions {
   temperature?: string;
   maxTokens?: string;
   stream?: boolean;
+  cache?: boolean;
   system?: string;
   api?: string;
   baseUrl?: string;

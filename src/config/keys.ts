@@ -38,6 +38,8 @@ export interface ConfigValues {
   ledger?: boolean;
   /** SPEC §16: USD a day; a request is refused once today's ledger total reached it. */
   'budget-daily'?: number;
+  /** SPEC §16: prompt-caching breakpoints on every request (`--cache`). */
+  cache?: boolean;
 }
 
 /** The top level or one profile: its keys plus per-model entries (SPEC §11). */
@@ -287,6 +289,7 @@ export const CONFIG_KEYS: readonly KeySpec[] = [
   { key: 'allow', description: 'tools that run without asking: comma-separated globs over tool names (fs__read_*,word_count)', parse: parseAllowList },
   { key: 'ledger', description: 'append one line per request to usage.jsonl in the data dir: true or false', parse: parseBoolean },
   { key: 'budget-daily', description: "USD a day: requests are refused (exit 11) once today's ledger total reaches it", parse: parseUsd },
+  { key: 'cache', description: 'prompt caching, as --cache: cache_control breakpoints (Messages; anthropic/ and claude models on chat): true or false', parse: parseBoolean },
   { key: 'default-profile', description: 'profile used when none is named', topLevelOnly: true, parse: parseProfileName },
 ];
 

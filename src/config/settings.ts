@@ -44,6 +44,8 @@ export interface SettingsFlags {
   /** No CLI flags either (SPEC §16 config keys). */
   ledger?: boolean;
   budgetDaily?: number;
+  /** --cache / --no-cache (SPEC §16). */
+  cache?: boolean;
   profile?: string;
   /** The system prompt is per invocation (or per model entry), not a profile setting. */
   system?: string;
@@ -88,6 +90,8 @@ export interface Settings {
   ledger: boolean;
   /** SPEC §16: config `budget-daily` in USD. */
   budgetDaily?: number;
+  /** SPEC §16: prompt-caching breakpoints (`--cache`, config `cache`). */
+  cache: boolean;
   /** SPEC §16: the model entry's prices (price-in and price-out both set). */
   prices?: Prices;
   /** Where each value came from (for --verbose and `config list`). */
@@ -106,6 +110,7 @@ export const DEFAULTS = {
   retries: 2,
   save: true,
   ledger: true,
+  cache: false,
 } as const satisfies Partial<Settings>;
 
 /** Settings field ↔ config key, for everything except headers (merged, not overridden). */
@@ -128,6 +133,7 @@ const FIELD_KEYS = {
   proxy: 'proxy',
   ledger: 'ledger',
   budgetDaily: 'budget-daily',
+  cache: 'cache',
 } as const satisfies Partial<Record<SettingName, ConfigKey>>;
 
 type Field = keyof typeof FIELD_KEYS;

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { billed, devCostUsd } from './billing.js';
+import { withCacheCounts, type PromptCache } from './prompt-cache.js';
 import { buildAnswer, randomId, WORDS_BEFORE_ERROR } from './answer.js';
 import { sendReply, writeBody, writePartialBody, writeStream } from './engine.js';
 import { BUSY_HOLD_MS, errorReply, failureFor, type FlakyCounters } from './faults.js';
@@ -24,6 +25,8 @@ export interface CompletionRequest {
   /** Aborted when the response closes (client gone, or close()). */
   signal: AbortSignal;
   headers: Record<string, string>;
+  /** The gateway's simulated prompt cache (SPEC §16). */
+  promptCache: PromptCache;
 }
 
 type Checked = { ok: true; spec: ModelSpec; limit: number | null } | { ok: false; status: number; message: string; param: string | null; code?: string };
@@ -107,7 +110,7 @@ export async function handleCompletion(r: CompletionRequest): Promise<void> {
     created: Math.floor(Date.now() / 1000),
   };
   const gzip = spec.gzip && acceptsGzip(r.req);
-  const answer = billed(built.answer, spec.billing);
+  const answer = withCacheCounts(billed(built.answer, spec.billing), r.promptCache.account(body));
   // LiteLLM's form: the cost of the whole answer in a response header, known before the first byte.
   if (answer.reportCost === 'header') r.headers = { ...r.headers, 'x-litellm-response-cost': String(devCostUsd(answer)) };
   if (body.stream === true) return stream(r, spec, answer, ctx, gzip);

@@ -132,10 +132,15 @@ function parseBase(name: string): Behaviour | null {
   return null;
 }
 
+const ANTHROPIC_PREFIX = 'anthropic/';
+
 /** null: unknown model (the gateway answers 404 model_not_found, like a real one). */
 export function parseModel(name: string): ModelSpec | null {
-  const gzip = name.endsWith('+gzip');
-  const billed = parseBillingSuffixes(gzip ? name.slice(0, -'+gzip'.length) : name);
+  // OpenRouter's form of an Anthropic model (`anthropic/echo` is echo): --cache sends Chat Completions
+  // breakpoints only for such ids (SPEC §16), and this lets them be tried here.
+  const unprefixed = name.startsWith(ANTHROPIC_PREFIX) ? name.slice(ANTHROPIC_PREFIX.length) : name;
+  const gzip = unprefixed.endsWith('+gzip');
+  const billed = parseBillingSuffixes(gzip ? unprefixed.slice(0, -'+gzip'.length) : unprefixed);
   const behaviour = billed && parseBase(billed.base);
   return behaviour && billed ? { name, behaviour, gzip, billing: billed.billing } : null;
 }

@@ -13,6 +13,7 @@ import { hostAllowed } from './host-check.js';
 import { LISTED_MODELS, parseModel } from './models.js';
 import { LISTED_PRICING } from './billing.js';
 import { RequestLog } from './request-log.js';
+import { PromptCache } from './prompt-cache.js';
 import type { Api, GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
 
 export type { GatewayOptions, GatewayStats, RecordedRequest, RunningGateway } from './types.js';
@@ -80,6 +81,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   let port = 0; // known once listening, before the first request
   const flaky: FlakyCounters = new Map();
   const batches = new BatchStore(flaky);
+  const promptCache = new PromptCache();
   // Completion requests being answered, and the most at once since the last reset (batch tests
   // check that a client backs off: the gateway's own count is the ground truth).
   const load = { inFlight: 0, peak: 0, connections: 0 };
@@ -108,6 +110,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       else if (method === 'DELETE') {
         const deleted = log.clear();
         flaky.clear();
+        promptCache.clear();
         load.peak = load.inFlight;
         sendReply(res, json(200, { deleted }));
       } else sendReply(res, json(405, { error: { message: `${method} ${path} is not supported`, type: 'invalid_request_error', param: null, code: null } }));
@@ -164,7 +167,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     }
     const controller = new AbortController();
     res.once('close', () => controller.abort());
-    await handleCompletion({ api, body: body as Record<string, unknown>, req, res, flaky, inFlight: load.inFlight, signal: controller.signal, headers: idHeaders });
+    await handleCompletion({ api, body: body as Record<string, unknown>, req, res, flaky, inFlight: load.inFlight, signal: controller.signal, headers: idHeaders, promptCache });
   }
 
   /** Counts a completion request in flight until its response closes; returns the count with it. */

@@ -210,6 +210,7 @@ class GatewayConversation implements GatewayConversationApi {
       tools: settings.toolsOff ? undefined : this.offeredTools(),
       extraBody: settings.extraBody,
       schema: this.deps.answerSchema?.schema,
+      cache: settings.cache,
     };
     return { request, fit };
   }

@@ -29,6 +29,8 @@ export interface SessionSettings {
   maxTokens?: number;
   /** Extra request body fields (`-o`), merged into every request of the conversation last. */
   extraBody?: Record<string, unknown>;
+  /** `--cache` (SPEC §16): prompt-caching breakpoints on every request. */
+  cache?: boolean;
   /** `/tools off` (SPEC §15): the tool definitions are not sent until `/tools on`. */
   toolsOff?: boolean;
 }

@@ -50,6 +50,7 @@ export function lineSessionSettings(item: BatchItem, settings: Settings): Sessio
     stream: settings.stream,
     maxTokens: settings.maxTokens,
     extraBody: settings.extraBody,
+    cache: settings.cache,
   };
 }
 
