@@ -114,7 +114,7 @@ export function complete(program: Command, words: string[], data: CompletionData
       if (positionals.length === 0) return words_(['list', 'show', 'edit', 'rm']);
       return positionals.length === 1 && positionals[0] !== 'list' ? words_(data.templates()) : words_([]);
     case 'history':
-      return positionals.length === 0 ? words_(['list', 'show', 'rm']) : words_([]);
+      return positionals.length === 0 ? words_(['list', 'show', 'rm', 'fork']) : words_([]);
     case 'batch':
       return { directive: ':files', candidates: [] };
     default:

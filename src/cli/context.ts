@@ -181,6 +181,7 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
     warn,
     contextMode: options.contextMode,
     fallbacks: settings.fallback,
+    title: options.title,
     // The entry's window for the model asked for, else what the gateway's model list said (SPEC §17).
     contextWindow: (model) => (model === ready.model && settings.context !== undefined ? settings.context : options.isolated ? undefined : cachedContextWindow(conn.baseUrl, model)),
     // SPEC §16: the entry's prices, else the gateway's list as `gatechat models` last cached it. The entry

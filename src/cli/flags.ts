@@ -68,6 +68,10 @@ export interface ChatModeOptions {
   contextMode: ContextMode;
   /** --max-cost: USD this run may spend (SPEC §16). */
   maxCost?: number;
+  /** --title (SPEC §17): the conversation's name, one line. */
+  title?: string;
+  /** --retry (SPEC §17): the continued conversation's last prompt again, no new one. */
+  retry?: boolean;
 }
 
 export interface TemplateChoice {
@@ -178,6 +182,8 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
   if (models.length > 1 && (raw.continue || raw.cid !== undefined)) {
     throw new UsageError(`compare mode (${models.length} models) starts new conversations: drop ${raw.continue ? '--continue' : '--cid'} or give one -m`);
   }
+  const title = raw.title === undefined ? undefined : parseTitle(raw.title, typed('save') && raw.save === false);
+  if (raw.retry) checkRetry(raw);
 
   return {
     flags,
@@ -200,7 +206,25 @@ export function validateChatOptions(raw: RawChatOptions, command: Command): Chat
     toolLoop: validateToolLoopFlags(raw),
     contextMode: parseContextMode(raw.context),
     ...(raw.maxCost !== undefined ? { maxCost: parseMaxCost(raw.maxCost) } : {}),
+    ...(title !== undefined ? { title } : {}),
+    ...(raw.retry ? { retry: true } : {}),
   };
+}
+
+/** --title: one line (white space runs, newlines included, become one space), 1–200 characters. */
+function parseTitle(raw: string, noSave: boolean): string {
+  if (noSave) throw new UsageError('--title: names a saved conversation, and --no-save saves none');
+  const title = raw.replace(/\s+/g, ' ').trim();
+  if (!title) throw new UsageError('--title: expected a name for the conversation');
+  if ([...title].length > 200) throw new UsageError(`--title: at most 200 characters, got ${[...title].length}`);
+  return title;
+}
+
+/** --retry asks a saved prompt again: it needs that conversation, and nothing that makes a new prompt. */
+function checkRetry(raw: RawChatOptions): void {
+  if (!raw.continue && raw.cid === undefined) throw new UsageError('--retry: asks a saved conversation\'s last prompt again: add -c (the latest) or --cid <id>');
+  const clash = raw.attach?.length ? '-a' : raw.template !== undefined ? '-T' : raw.execute ? '-e' : raw.dryRun ? '--dry-run' : null;
+  if (clash) throw new UsageError(`--retry: sends the saved prompt as it was; not with ${clash}`);
 }
 
 /** `--context full` or `--context <n>` (a whole number ≥ 1); not given: fit the model's window. */

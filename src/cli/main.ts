@@ -169,16 +169,19 @@ function buildProgram(): Command {
 
   program
     .command('history')
-    .description('saved conversations: list [TEXT] (default), show [ID], rm ID')
-    .argument('[action]', 'list | show | rm', 'list')
-    .argument('[words...]', 'list: only conversations mentioning this text; show, rm: an id or its start (show with none: the latest)')
+    .description('saved conversations: list [TEXT] (default), show [ID], rm ID, rm --older-than AGE, fork ID')
+    .argument('[action]', 'list | show | rm | fork', 'list')
+    .argument('[words...]', 'list: only conversations whose title, model, system prompt or prompts mention this text; show, rm, fork: an id or its start (show with none: the latest)')
     .option('--json', 'as JSON')
-    .action((action: string, words: string[], opts: { json?: boolean }) =>
+    .option('--older-than <age>', 'rm: every conversation last used longer ago than 12h, 30d, 2w …; on a terminal listed and asked first')
+    .option('-y, --yes', 'rm --older-than: remove without asking (scripts: without it, nothing is removed when stdin is not a terminal)')
+    .action((action: string, words: string[], opts: { json?: boolean; olderThan?: string; yes?: boolean }) =>
       run(async () => {
-        if (action !== 'list' && action !== 'show' && action !== 'rm') {
-          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list [TEXT], show [ID] or rm ID`);
+        if (action !== 'list' && action !== 'show' && action !== 'rm' && action !== 'fork') {
+          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list [TEXT], show [ID], rm ID, rm --older-than AGE or fork ID`);
         }
         if (action !== 'list' && words.length > 1) throw new UsageError(`history ${action}: expected one conversation id, got ${words.length} words`);
+        if (action !== 'rm' && (opts.olderThan !== undefined || opts.yes)) throw new UsageError(`history ${action}: ${opts.olderThan !== undefined ? '--older-than' : '--yes'} is for history rm`);
         const { runHistoryCommand } = await import('./commands/history.js');
         return runHistoryCommand(action, words.length ? words.join(' ') : undefined, opts, io);
       }),
@@ -187,7 +190,7 @@ function buildProgram(): Command {
   program
     .command('usage')
     .description('what was spent, from the usage ledger: requests, tokens, cost per day, model or profile; a table with bars on a terminal, TSV when piped')
-    .option('--since <when>', 'from: 7d, 24h, today, yesterday or YYYY-MM-DD (default: 30d)')
+    .option('--since <when>', 'from: 7d, 24h, 2w, today, yesterday or YYYY-MM-DD (default: 30d)')
     .option('--until <when>', 'through: the same forms; a date includes its whole day (default: now)')
     .option('--by <day|model|profile>', 'one row per day, model or profile (default: day)')
     .option('--json', 'the rows as a JSON array')
@@ -303,8 +306,8 @@ async function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Pro
   if (options.shellMode) return (await import('./shell-mode.js')).runShellMode(options, prompt, io);
   // Two or more -m: compare mode, always one turn (SPEC §11).
   if (options.compare) return (await import('./compare.js')).runCompareMode(options, prompt, io);
-  // A template is a prompt: -T on a terminal is one turn too.
-  const interactive = prompt.length === 0 && !options.template && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
+  // A template is a prompt: -T on a terminal is one turn too; so is --retry (the saved prompt).
+  const interactive = prompt.length === 0 && !options.template && !options.retry && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
   return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
 }
 

@@ -1,6 +1,7 @@
 import type { ChatEvent } from '../protocol/events.js';
-import type { TurnOutcome } from '../session/types.js';
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import type { FinishedTurn, TurnOutcome } from '../session/types.js';
+import type { Attachment } from '../protocol/events.js';
+import { ExitCode, UsageError, type ExitCodeValue } from '../exit-codes.js';
 import { createPipeRenderer } from '../render/pipe.js';
 import { createExtractRenderer } from '../render/extract.js';
 import { createDocumentRenderer } from '../render/document.js';
@@ -67,7 +68,8 @@ async function drive(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, rende
 export async function runOneShot(options: ChatModeOptions, promptArgs: string[], io: Io): Promise<number> {
   // Settings first: a missing base URL fails at once instead of after reading a large stdin.
   const { conversation, conn, showRetryNotices } = await openSession(options, io);
-  const { prompt, attachments } = await readMessage(options, promptArgs, io, conn);
+  // --retry (SPEC §17): the saved last prompt, not a new one (stdin is not read).
+  const { prompt, attachments } = options.retry ? lastPrompt(conversation, promptArgs) : await readMessage(options, promptArgs, io, conn);
   if (options.dryRun) {
     io.stdout.write(describeRequest(conn, conversation.settings.api, conversation.request(prompt, attachments)));
     return ExitCode.ok;
@@ -91,7 +93,8 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   let viewTools: ToolViewHooks | null = null;
   // Every request of the prompt: the first, and with runnable tools the loop's follow-ups.
   const turn = (signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> => {
-    const first = conversation.send(prompt, signal, attachments);
+    // -m with --retry keeps the answer it replaces beside the new one; without, it replaces it (like /retry).
+    const first = options.retry ? conversation.retry(signal, { keep: options.flags.model !== undefined })! : conversation.send(prompt, signal, attachments);
     if (!runner || !tools) return first;
     return tools.runOneShotTools(conversation, first, signal, {
       runner,
@@ -152,6 +155,14 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   // The partial answer is recorded (as cancelled); the reader chose to stop, so this is not a failure.
   if (readerGone()) return ExitCode.ok;
   return finishTurn(outcome, signals.signalExitCode(), { stderr });
+}
+
+/** --retry: the prompt of the continued conversation's last turn; a prompt given too is a usage error. */
+function lastPrompt(conversation: { turns: ReadonlyArray<FinishedTurn> }, promptArgs: string[]): { prompt: string; attachments: Attachment[] } {
+  if (promptArgs.length > 0) throw new UsageError('--retry: asks the last prompt again; give no new prompt (or drop --retry)');
+  const last = conversation.turns[conversation.turns.length - 1];
+  if (!last) throw new UsageError('--retry: the conversation has no prompt to ask again');
+  return { prompt: last.prompt, attachments: last.attachments ?? [] };
 }
 
 function finishTurn(outcome: TurnOutcome, signalExit: ExitCodeValue | null, io: { stderr: GuardedStream }): number {

@@ -53,6 +53,7 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
       .option('-c, --continue', 'continue the most recent conversation (its model, api, system prompt … unless given again)')
       .option('--cid <id>', 'continue conversation <id>, or the one whose id starts so (see: gatechat history list)')
       .option('--no-save', 'do not record this exchange (default: recorded)')
+      .option('--title <text>', 'name the conversation (default: the first line of its first prompt); with -c or --cid it renames it')
       .option('--context <full|n>', 'earlier turns to send: full sends all, n the last n; default: the oldest left out, with one line, when the model\'s context window would overflow')
       // demo's spending is not real: only runs against the user's gateway take a budget.
       .option('--max-cost <usd>', 'stop starting requests once this run spent this many US dollars (tool loop, compare, chat); one line, exit 11');
@@ -70,6 +71,9 @@ export function addChatOptions(command: Command, { oneShot = true, saved = true 
       .option('-e, --execute', 'shell mode: ask for one command for this OS and shell; on a terminal r runs it, e edits then runs, c copies, d describes, q quits; piped, only the command is printed')
       .option('-T, --template <name>', 'the prompt from a template in the config dir\'s templates/ (see: gatechat template list); its front matter sets model, system …, flags win')
       .option('-P, --param <key=value>', 'a template parameter: fills {{key}}; repeatable ({{input}} is stdin unless given)', collect);
+    if (saved) {
+      command.option('--retry', 'with -c or --cid, no prompt: ask the last prompt again; with -m another model, both answers kept (the new one is continued)');
+    }
   }
   return addConnectionOptions(command);
 }
@@ -159,6 +163,8 @@ export interface RawChatOptions {
   template?: string;
   param?: string[];
   execute?: boolean;
+  title?: string;
+  retry?: boolean;
 }
 
 export function createRootCommand(): Command {

@@ -68,6 +68,11 @@ export function parseRecords(cid: string, text: string, firstLine = 1): { meta: 
         if (record) records.push(record);
         return;
       }
+      case 'title':
+        // A title that is not a string is a hand edit: the automatic title stands.
+        if (typeof value.title === 'string' && value.title.trim() !== '') records.push({ type: 'title', ts: stringOr(value.ts, ''), title: value.title });
+        else problems.push(`${where}: "title" is not a text (ignored)`);
+        return;
       default:
       // A record type of a later version: not ours to judge.
     }
@@ -148,6 +153,7 @@ function checkUser(value: Record<string, unknown>, where: string, problems: stri
   }
   if (value.retry !== undefined && value.retry !== true) delete record.retry;
   if (value.supersedes !== undefined && typeof value.supersedes !== 'string') delete record.supersedes;
+  if (value.keep !== undefined && value.keep !== true) delete record.keep;
   if (value.settings !== undefined && !isObject(value.settings)) {
     problems.push(`${where}: "settings" is not an object`);
     delete record.settings;

@@ -32,6 +32,8 @@ export interface MetaRecord extends SavedSettings {
   v: 1;
   cid: string;
   created: string;
+  /** `history fork`: the conversation this one was copied from. */
+  forked_from?: string;
 }
 
 /** An attachment as saved: text inline, binary content by hash in the blob store. */
@@ -51,6 +53,11 @@ export interface UserRecord {
   retry?: true;
   /** The turn /retry supersedes; without it (older files), the one before this prompt. */
   supersedes?: string;
+  /**
+   * `/retry -m <model>` (SPEC §17): the superseded answer is kept beside this one (`StoredTurn.alternatives`)
+   * instead of replaced; the context continues with this, the newest.
+   */
+  keep?: true;
   /** The settings from this prompt on, when they differ from those before it. */
   settings?: SavedSettings;
   /** A tool loop's follow-up (SPEC §15): the results of the previous answer's calls, in call order. */
@@ -95,7 +102,17 @@ export interface AnswerPartRecord {
   content: string;
 }
 
-export type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord;
+/**
+ * `--title` (SPEC §17): names the conversation from here on; the last one in the file wins. Without
+ * one, the title is the first line of the first prompt (`titleOf`). Belongs to no turn.
+ */
+export interface TitleRecord {
+  type: 'title';
+  ts: string;
+  title: string;
+}
+
+export type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord | TitleRecord;
 
 /** A conversation read back: its turns and the settings its last prompt was sent with. */
 export interface LoadedConversation {
@@ -114,6 +131,8 @@ export interface StoredTurn {
   attachments?: StoredAttachment[];
   /** null when the answer never got recorded (crash, kill -9) or is still being written by another run. */
   assistant: AssistantRecord | null;
+  /** Earlier asks of the same prompt that `/retry -m` kept (oldest first): shown, never sent again. */
+  alternatives?: StoredTurn[];
 }
 
 export interface ConversationSummary {
@@ -143,14 +162,19 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
     positionalParts = [];
   };
   for (const record of records) {
+    if (record.type === 'title') continue;
     if (record.type === 'user') {
       closeCrashedAnswer();
       if (record.settings) settings = savedSettings(record.settings, settings);
+      let kept: StoredTurn[] | undefined;
       if (record.retry) {
         const superseded = record.supersedes !== undefined ? byId.get(record.supersedes) : turns[turns.length - 1];
         if (superseded) turns = turns.filter((t) => t !== superseded);
+        // The turn object itself, not a copy: an answer of it paired later (records interleave) still lands in it.
+        // A plain /retry replaces only the newest answer: the ones kept before stay kept.
+        if (superseded) kept = record.keep ? [...(superseded.alternatives ?? []), superseded] : superseded.alternatives;
       }
-      const turn: StoredTurn = { user: record.content, assistant: null };
+      const turn: StoredTurn = { user: record.content, assistant: null, ...(kept ? { alternatives: kept } : {}) };
       if (record.turn !== undefined && !byId.has(record.turn)) {
         turn.id = record.turn;
         byId.set(record.turn, turn);
@@ -225,6 +249,14 @@ export function savedSettings(value: Partial<SavedSettings>, fallback: Pick<Save
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What `history list` calls a conversation (SPEC §17): its last `--title`, else its first prompt's first line. */
+export function conversationTitle(records: readonly StoredRecord[]): string {
+  const named = records.findLast((r): r is TitleRecord => r.type === 'title');
+  if (named) return named.title;
+  const first = records.find((r): r is UserRecord => r.type === 'user');
+  return first ? titleOf(first.content) : '';
 }
 
 /** A conversation's title: the first line of its first prompt, at most 60 characters. */

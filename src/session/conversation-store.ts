@@ -5,6 +5,7 @@ import type { Attachment } from '../protocol/events.js';
 import type { ToolResultEntry } from './types.js';
 import { UsageError } from '../exit-codes.js';
 import { appendOwnRecord, createOwnFile, ensurePrivateDir, readOwnFile } from '../storage/own-files.js';
+import { lockFile, type FileLock } from '../storage/file-lock.js';
 import { errnoOf, isStorageFailure, storageError, StorageError } from '../storage/storage-error.js';
 import { BlobStore } from './blob-store.js';
 import { HistoryIndex } from './history-index.js';
@@ -19,6 +20,7 @@ import {
   type SavedSettings,
   type StoredAttachment,
   type StoredRecord,
+  type TitleRecord,
   type UserRecord,
 } from './conversation-records.js';
 
@@ -92,13 +94,14 @@ export class ConversationStore {
   appendUser(
     cid: string,
     content: string,
-    options: { retry?: boolean; supersedes?: string; settings?: SavedSettings; attachments?: readonly Attachment[]; toolResults?: ToolResultEntry[] } = {},
+    options: { retry?: boolean; supersedes?: string; keep?: boolean; settings?: SavedSettings; attachments?: readonly Attachment[]; toolResults?: ToolResultEntry[] } = {},
   ): string {
     const turn = randomBytes(6).toString('base64url');
     const record: UserRecord = { type: 'user', turn, ts: new Date().toISOString(), content };
     if (options.attachments?.length) record.attachments = options.attachments.map((a) => this.storeAttachment(a));
     if (options.retry) record.retry = true;
     if (options.retry && options.supersedes !== undefined) record.supersedes = options.supersedes;
+    if (options.retry && options.keep) record.keep = true;
     if (options.settings) record.settings = options.settings;
     if (options.toolResults?.length) record.tool_results = options.toolResults;
     this.append(cid, record);
@@ -142,6 +145,11 @@ export class ConversationStore {
   /** Appends a piece of the answer being streamed; the final appendAssistant() carries the rest. */
   appendAnswerPart(cid: string, content: string, turn?: string): void {
     this.append(cid, { type: 'answer_part', ...(turn !== undefined ? { turn } : {}), ts: new Date().toISOString(), content } satisfies AnswerPartRecord);
+  }
+
+  /** `--title` (SPEC §17): names the conversation from now on (`history list` shows it, `history list TEXT` finds it). */
+  appendTitle(cid: string, title: string): void {
+    this.append(cid, { type: 'title', ts: new Date().toISOString(), title } satisfies TitleRecord);
   }
 
   /** Called when the turn ends, whatever the status; `record.turn` names the prompt it answers. */
@@ -219,20 +227,56 @@ export class ConversationStore {
 
   /** Removes the conversation and the blobs no other conversation uses; returns how many blobs went. */
   remove(cid: string): number {
-    const path = this.existingFile(cid);
-    try {
-      // Only ever a file or a link (removed itself, never what it points to): never a whole directory.
-      if (lstatSync(path).isDirectory()) throw Object.assign(new Error(path), { code: 'EISDIR' });
-      unlinkSync(path);
-    } catch (error) {
-      throw storageError(error, `cannot remove conversation ${cid}:`, path);
+    return this.removeAll([cid]).blobs;
+  }
+
+  /**
+   * Removes conversations (SPEC §17 `history rm`), each under its file's lock, which every append also
+   * takes (`append()`): a run continuing one at the same moment either wrote first — then `keep` (given
+   * the file's lstat, taken under the lock) can leave it — or finds it gone and saves nothing (its
+   * prompt is refused before anything is sent). A file is unlinked whole or not at all; then the
+   * index forgets them and the blobs nothing uses any more are collected, once for all of them.
+   */
+  removeAll(cids: readonly string[], keep?: (stat: Stats) => boolean): { removed: string[]; kept: string[]; blobs: number } {
+    const removed: string[] = [];
+    const kept: string[] = [];
+    for (const cid of cids) {
+      const path = this.existingFile(cid);
+      const lock = this.lockConversation(cid, path);
+      try {
+        let stat: Stats;
+        try {
+          stat = lstatSync(path);
+        } catch (error) {
+          if (errnoOf(error) === 'ENOENT') continue; // removed meanwhile by another rm
+          throw error;
+        }
+        if (keep?.(stat)) {
+          kept.push(cid);
+          continue;
+        }
+        // Only ever a file or a link (removed itself, never what it points to): never a whole directory.
+        if (stat.isDirectory()) throw Object.assign(new Error(path), { code: 'EISDIR' });
+        unlinkSync(path);
+        removed.push(cid);
+      } catch (error) {
+        throw storageError(error, `cannot remove conversation ${cid}:`, path);
+      } finally {
+        lock?.release();
+      }
     }
-    // Its prompts must not outlive it in the index; a listing rewriting the index right now drops it too.
+    if (removed.length === 0) return { removed, kept, blobs: 0 };
+    // Their prompts must not outlive them in the index; a listing rewriting the index right now drops them too.
     try {
-      new HistoryIndex(this.dir).forget(cid, new Set(this.ids()));
+      new HistoryIndex(this.dir).forget(removed, new Set(this.ids()));
     } catch (error) {
       if (!isStorageFailure(error)) throw error;
     }
+    return { removed, kept, blobs: this.collectBlobs() };
+  }
+
+  /** Removes the blobs no conversation uses; how many went. */
+  private collectBlobs(): number {
     const inUse = new Set<string>();
     for (const { cid: other } of this.entries()) {
       // An unreadable conversation's blobs cannot be told apart: nothing is collected then.
@@ -247,6 +291,35 @@ export class ConversationStore {
       return this.blobs.collect(inUse);
     } catch (error) {
       throw storageError(error, 'cannot remove unused attachments from', this.blobs.root);
+    }
+  }
+
+  /**
+   * `history fork` (SPEC §17): a copy of the conversation under a new id — its header (settings,
+   * `forked_from`) and every whole record, binary attachments shared through the blob store — ending
+   * with a title record, `<title> (fork)`. Later turns of either one never reach the other.
+   */
+  fork(cid: string, title: (records: readonly StoredRecord[]) => string): string {
+    const { meta, records } = this.read(cid);
+    try {
+      ensurePrivateDir(this.root);
+    } catch (error) {
+      throw storageError(error, 'cannot save the conversation in', this.root, SAVE_HINT);
+    }
+    const named: TitleRecord = { type: 'title', ts: new Date().toISOString(), title: title(records) };
+    for (let attempt = 0; ; attempt++) {
+      const copy = newCid();
+      const { type: _type, v: _v, cid: _cid, created: _created, ...settings } = meta;
+      const header: MetaRecord = { type: 'meta', v: 1, cid: copy, created: named.ts, ...settings, forked_from: cid };
+      const lines = [header, ...records, named].map((record) => JSON.stringify(record)).join('\n');
+      try {
+        // One exclusive create of the whole copy: it is listed whole or not at all.
+        createOwnFile(this.file(copy), `${lines}\n`, { durable: true });
+        return copy;
+      } catch (error) {
+        if (errnoOf(error) === 'EEXIST' && attempt < 20) continue;
+        throw storageError(error, 'cannot save the conversation to', this.file(copy), SAVE_HINT);
+      }
     }
   }
 
@@ -335,10 +408,32 @@ export class ConversationStore {
 
   private append(cid: string, record: StoredRecord): void {
     const path = this.existingFile(cid);
+    // Held for the one write only: runs continuing the same conversation take turns for a moment, and
+    // `history rm` never removes a file between a run's check and its write (removeAll()).
+    const lock = this.lockConversation(cid, path);
     try {
       appendOwnRecord(path, `${JSON.stringify(record)}\n`, { durable: true });
     } catch (error) {
+      if (errnoOf(error) === 'ENOENT') {
+        throw new StorageError(`conversation ${cid} was removed (gatechat history rm) while this run was using it; nothing more of it is saved`, 'start a new conversation');
+      }
       throw storageError(error, 'cannot save the conversation to', path, SAVE_HINT);
+    } finally {
+      lock?.release();
+    }
+  }
+
+  /**
+   * The conversation file's lock (`<cid>.jsonl.lock`, storage/file-lock.ts). null when the directory takes no
+   * lock file (read-only, full): then nothing can be removed from it either, and the write goes ahead alone.
+   */
+  private lockConversation(cid: string, path: string): FileLock | null {
+    try {
+      return lockFile(path, { waitMs: 10_000, what: `conversation ${cid}` });
+    } catch (error) {
+      if (error instanceof StorageError) throw error;
+      if (isStorageFailure(error)) return null;
+      throw error;
     }
   }
 

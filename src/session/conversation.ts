@@ -64,6 +64,11 @@ export interface ConversationDeps {
   contextMode?: ContextMode;
   /** Models (real ids) that get the same request when the model fails before its first byte (SPEC §17). */
   fallbacks?: string[];
+  /**
+   * `--title` (SPEC §17): names the conversation, written with its first prompt of this session — a new
+   * conversation's, or a continued one's (which renames it). /clear's new conversation goes untitled.
+   */
+  title?: string;
 }
 
 /** A conversation over the gateway, which can also say what it would send (--dry-run). */
@@ -91,10 +96,13 @@ class GatewayConversation implements GatewayConversationApi {
   private readonly turnIds = new WeakMap<FinishedTurn, string>();
   /** Context windows a 400 told this session (also recorded in the model's entry through onLearned). */
   private readonly learnedWindows = new Map<string, number>();
+  /** --title, until it is written (with the next prompt). */
+  private pendingTitle: string | undefined;
 
   constructor(private readonly deps: ConversationDeps) {
     this.settings = { ...deps.settings };
     this.maxTokensField = deps.maxTokensField;
+    this.pendingTitle = deps.title;
     const resume = deps.resume;
     this.cid = resume?.meta.cid ?? null;
     if (resume) {
@@ -120,6 +128,7 @@ class GatewayConversation implements GatewayConversationApi {
     this.turns = [];
     this.cid = null;
     this.recordedSettings = null;
+    this.pendingTitle = undefined;
   }
 
   send(prompt: string, signal: AbortSignal, attachments: Attachment[] = []): AsyncGenerator<ChatEvent, TurnOutcome, void> {
@@ -132,10 +141,10 @@ class GatewayConversation implements GatewayConversationApi {
     return this.runTurn('', [], signal, null, results);
   }
 
-  retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
+  retry(signal: AbortSignal, options: { keep?: boolean } = {}): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
     const last = this.turns.pop();
     if (!last) return null;
-    return this.runTurn(last.prompt, last.attachments ?? [], signal, { supersedes: this.turnIds.get(last) });
+    return this.runTurn(last.prompt, last.attachments ?? [], signal, { supersedes: this.turnIds.get(last), keep: options.keep === true });
   }
 
   private ensureCid(): string | null {
@@ -267,12 +276,12 @@ class GatewayConversation implements GatewayConversationApi {
     return [...(this.deps.tools ?? []), ...this.runTools];
   }
 
-  /** `retry`: this prompt asks an earlier turn again (/retry), superseding the one with that id. */
+  /** `retry`: this prompt asks an earlier turn again (/retry), superseding the one with that id (`keep`: beside it). */
   private async *runTurn(
     prompt: string,
     attachments: Attachment[],
     signal: AbortSignal,
-    retry: { supersedes: string | undefined } | null,
+    retry: { supersedes: string | undefined; keep: boolean } | null,
     toolResults?: ToolResultEntry[],
   ): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
@@ -287,8 +296,12 @@ class GatewayConversation implements GatewayConversationApi {
     const cid = this.ensureCid();
     // Written before the request, so a crash mid-answer never loses what the user typed. A store that
     // cannot take it (disk full) throws here: one line, nothing sent.
+    if (cid && this.pendingTitle !== undefined) {
+      this.deps.store!.appendTitle(cid, this.pendingTitle);
+      this.pendingTitle = undefined;
+    }
     const turnId = cid
-      ? this.deps.store!.appendUser(cid, prompt, { retry: retry !== null, supersedes: retry?.supersedes, settings: this.changedSettings(), attachments, toolResults })
+      ? this.deps.store!.appendUser(cid, prompt, { retry: retry !== null, supersedes: retry?.supersedes, keep: retry?.keep, settings: this.changedSettings(), attachments, toolResults })
       : undefined;
 
     const started = Date.now();

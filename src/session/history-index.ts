@@ -105,7 +105,7 @@ export class HistoryIndex {
       },
       problems: found.tail ? [...found.problems, found.tail] : found.problems,
       readable: found.readable,
-      mentions: (needle) => this.searchOf(cid, file, found).includes(needle),
+      mentions: (needle) => found.title.toLowerCase().includes(needle) || this.searchOf(cid, file, found).includes(needle),
     };
   }
 
@@ -119,10 +119,10 @@ export class HistoryIndex {
     return again.search ?? '';
   }
 
-  /** `history rm`: the removed conversation's entry (its title and prompts) leaves the index at once. */
-  forget(cid: string, remaining: ReadonlySet<string>): void {
-    // Nothing indexed about it (or no index yet): nothing to write.
-    if (!this.entries.has(cid)) return;
+  /** `history rm`: the removed conversations' entries (their titles and prompts) leave the index at once. */
+  forget(cids: readonly string[], remaining: ReadonlySet<string>): void {
+    // Nothing indexed about them (or no index yet): nothing to write.
+    if (!cids.some((cid) => this.entries.has(cid))) return;
     this.searchTexts();
     this.save(remaining);
   }
@@ -295,8 +295,11 @@ function foldLines(entry: IndexEntry, cid: string, bytes: Buffer): void {
   // A file without a header (a crash inside create()) is dated by its first record.
   if (!entry.header && entry.created === '' && records[0]) entry.created = records[0].ts;
   for (const record of records) {
+    // --title names it (the last one wins); else the first prompt does — unless a title came before it.
+    // (Searched apart from the prompts' text: a late rename is found even once that text is full.)
+    if (record.type === 'title') entry.title = record.title;
     if (record.type !== 'user') continue;
-    if (entry.turns === 0) entry.title = titleOf(record.content);
+    if (entry.turns === 0 && entry.title === '') entry.title = titleOf(record.content);
     entry.turns += 1;
     addSearch(entry, record.content);
   }

@@ -82,8 +82,11 @@ export interface Conversation {
   send(prompt: string, signal: AbortSignal, attachments?: Attachment[]): AsyncGenerator<ChatEvent, TurnOutcome, void>;
   /** Sends the results of the last answer's tool calls (a tool loop's next step, SPEC §15). */
   sendToolResults?(results: ToolResultEntry[], signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
-  /** Re-sends the last prompt, replacing the last answer in the context (/retry). Null when there is none. */
-  retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
+  /**
+   * Re-sends the last prompt, replacing the last answer in the context (/retry). `keep` (/retry -m,
+   * SPEC §17): the replaced answer stays in the saved conversation beside the new one. Null when there is none.
+   */
+  retry(signal: AbortSignal, options?: { keep?: boolean }): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
   /** Starts a new conversation (/clear). */
   clear(): void;
 }

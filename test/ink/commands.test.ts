@@ -101,3 +101,45 @@ describe('/model and /models with a model catalog', () => {
     expect(notices.pop()).toEqual(['catalog for "gpt"', 'info']);
   });
 });
+
+describe('/retry -m (SPEC §17)', () => {
+  it('switches the model (an alias through the catalog), asks again keeping both answers; plain /retry replaces; bad forms change nothing', async () => {
+    const { runCommand } = await import('../../src/render/ink/slash-commands.js');
+    const { FakeConversation } = await import('./fake-conversation.js');
+    const conversation = new FakeConversation();
+    const notices: Array<[string, string]> = [];
+    const started: string[] = [];
+    let running: AsyncGenerator<unknown> | null = null;
+    const finish = async () => {
+      for await (const _ of running!);
+    };
+    const ctx = {
+      conversation,
+      notice: (text: string, tone: string) => notices.push([text, tone]),
+      startTurn: (events: AsyncGenerator<unknown>, prompt: string) => {
+        started.push(prompt);
+        running = events;
+      },
+      models: { names: () => ['critic'], describe: () => '', resolve: (name: string) => (name === 'critic' ? { model: 'vendor/critic-1' } : { model: name }) },
+    };
+    runCommand('retry', '-m critic', ctx as never);
+    expect(notices.pop()).toEqual(['nothing to retry yet', 'warn']);
+    expect(conversation.settings.model).toBe('fake-model');
+    for await (const _ of conversation.send('first question', new AbortController().signal));
+    runCommand('retry', '-m critic', ctx as never);
+    await finish();
+    runCommand('retry', '', ctx as never);
+    await finish();
+    expect(conversation.retries).toEqual([
+      { keep: true, model: 'vendor/critic-1' },
+      { keep: false, model: 'vendor/critic-1' },
+    ]);
+    expect(started).toEqual(['first question', 'first question']);
+    runCommand('retry', 'critic', ctx as never);
+    runCommand('retry', '-m', ctx as never);
+    expect(notices.slice(-2).map(([, tone]) => tone)).toEqual(['error', 'error']);
+    expect(conversation.retries).toHaveLength(2);
+    // Tab completes the model after /retry -m as after /model.
+    expect(completeCommand('/retry -m cr', () => ['critic'])).toEqual({ value: '/retry -m critic ', candidates: ['critic'] });
+  });
+});

@@ -27,7 +27,11 @@ export class FakeConversation implements Conversation {
     return this.run(prompt, signal);
   }
 
-  retry(signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
+  /** The options of each retry, in order. */
+  retries: Array<{ keep?: boolean; model: string }> = [];
+
+  retry(signal: AbortSignal, options: { keep?: boolean } = {}): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
+    this.retries.push({ ...options, model: this.settings.model });
     const last = this.turns.pop();
     return last ? this.send(last.prompt, signal) : null;
   }

@@ -109,10 +109,11 @@ describe('usage report', () => {
     expect(sparkline([0, 1, 2, 4])).toBe(' ▂▄█');
   });
 
-  it('--since / --until: 7d, 24h, today, yesterday, dates (until includes its day); nonsense refused', () => {
+  it('--since / --until: 7d, 24h, 2w, today, yesterday, dates (until includes its day); nonsense refused', () => {
     const now = new Date(2026, 10, 25, 15, 30);
     expect(parseWhen('7d', '--since', now).getTime()).toBe(now.getTime() - 7 * 86_400_000);
     expect(parseWhen('24h', '--since', now).getTime()).toBe(now.getTime() - 86_400_000);
+    expect(parseWhen('2w', '--since', now).getTime()).toBe(now.getTime() - 14 * 86_400_000);
     expect(parseWhen('today', '--since', now)).toEqual(new Date(2026, 10, 25));
     expect(parseWhen('yesterday', '--until', now)).toEqual(new Date(2026, 10, 25));
     expect(parseWhen('2026-11-01', '--since', now)).toEqual(new Date(2026, 10, 1));

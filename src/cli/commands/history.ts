@@ -4,12 +4,14 @@ import { dataDir } from '../../session/paths.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import { jsonText } from '../../render/json-text.js';
 
-// `gatechat history [list|show ID|rm ID]`. Usage problems (unknown id) are thrown as UsageError;
-// main prints them (exit 2).
+// `gatechat history [list|show ID|rm ID|rm --older-than AGE|fork ID]`. Usage problems (unknown id) are
+// thrown as UsageError; main prints them (exit 2). Removing by age and forking: history-lifecycle.ts.
 
-export type HistoryAction = 'list' | 'show' | 'rm';
+export type HistoryAction = 'list' | 'show' | 'rm' | 'fork';
 
 export interface HistoryIo {
+  /** Only `rm --older-than` reads it (its question on a terminal). */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
@@ -21,7 +23,7 @@ export interface HistoryIo {
 export async function runHistoryCommand(
   action: HistoryAction,
   arg: string | undefined,
-  opts: { json?: boolean },
+  opts: { json?: boolean; olderThan?: string; yes?: boolean },
   io: HistoryIo,
   // A damaged conversation is named in one warning line; the others are listed and shown as usual.
   store: ConversationStore = new ConversationStore(dataDir(), { warn: (line) => io.stderr.write(`gatechat: ${sanitizeForTerminal(line)}\n`) }),
@@ -35,17 +37,28 @@ export async function runHistoryCommand(
       return show(store, cid, Boolean(opts.json), io);
     }
     case 'rm': {
+      if (opts.olderThan !== undefined) {
+        if (arg) throw new UsageError(`history rm: give an id or --older-than, not both`);
+        const { pruneHistory } = await import('./history-lifecycle.js');
+        const stdin = io.stdin ?? process.stdin;
+        return pruneHistory(store, opts.olderThan, { yes: Boolean(opts.yes), format: (found) => forOutput(io, listing(found)) }, { ...io, stdin });
+      }
       // Never "the latest" by default: removing needs the id (or an unambiguous start of it).
-      if (!arg) throw new UsageError('history rm: which conversation? (see: gatechat history list)');
+      if (!arg) throw new UsageError('history rm: which conversation? (an id, or --older-than 30d; see: gatechat history list)');
       const cid = store.resolveId(arg);
       const blobs = store.remove(cid);
       const freed = blobs > 0 ? ` and ${blobs} attachment${blobs === 1 ? '' : 's'} nothing else uses` : '';
       io.stderr.write(`gatechat: removed conversation ${cid}${freed}\n`);
       return ExitCode.ok;
     }
+    case 'fork': {
+      if (!arg) throw new UsageError('history fork: which conversation? (see: gatechat history list)');
+      const { forkConversation } = await import('./history-lifecycle.js');
+      return forkConversation(store, arg, { ...io, stdin: io.stdin ?? process.stdin });
+    }
     default: {
       const never: never = action;
-      throw new UsageError(`history: unknown action ${JSON.stringify(never)}; expected list, show ID or rm ID`);
+      throw new UsageError(`history: unknown action ${JSON.stringify(never)}; expected list, show ID, rm ID or fork ID`);
     }
   }
 }
@@ -65,11 +78,16 @@ function list(store: ConversationStore, matching: string | undefined, json: bool
     io.stderr.write(matching ? `gatechat: no saved conversation mentions ${JSON.stringify(matching)}\n` : 'gatechat: no saved conversations yet\n');
     return ExitCode.ok;
   }
+  io.stdout.write(forOutput(io, listing(conversations)));
+  return ExitCode.ok;
+}
+
+/** One row per conversation: id, last activity, turns, model, title (what `history list` prints). */
+function listing(conversations: ConversationSummary[]): string {
   const modelWidth = Math.min(30, Math.max(5, ...conversations.map((c) => c.model.length)));
   const row = (c: ConversationSummary) =>
     [c.cid, localTime(c.updated), `${String(c.turns).padStart(3)} ${c.turns === 1 ? 'turn ' : 'turns'}`, c.model.padEnd(modelWidth), c.title].join('  ');
-  io.stdout.write(forOutput(io, `${conversations.map(row).join('\n')}\n`));
-  return ExitCode.ok;
+  return `${conversations.map(row).join('\n')}\n`;
 }
 
 function show(store: ConversationStore, cid: string, json: boolean, io: HistoryIo): number {
@@ -95,17 +113,28 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
     }
     for (const a of turn.attachments ?? []) out.push(`> ${attachmentLabel(a)}`);
     out.push('');
-    if (!turn.assistant) {
-      out.push('[no answer recorded]');
-      continue;
-    }
-    if (turn.assistant.content) out.push(turn.assistant.content.replace(/\n$/, ''));
-    for (const call of turn.assistant.tool_calls ?? []) out.push(`[tool call ${call.name} ${JSON.stringify(call.arguments)}]`);
-    const marker = statusMarker(turn.assistant);
-    if (marker) out.push(marker);
+    // `/retry -m` kept the earlier answers to this prompt (SPEC §17): each labelled, the newest last.
+    const alternatives = turn.alternatives ?? [];
+    const count = alternatives.length + 1;
+    alternatives.forEach((alternative, i) => {
+      out.push(`[answer ${i + 1} of ${count} · ${alternative.assistant?.model ?? 'unknown model'}]`, ...answerLines(alternative.assistant), '');
+    });
+    if (count > 1) out.push(`[answer ${count} of ${count} · ${turn.assistant?.model ?? 'unknown model'} · the one continued]`);
+    out.push(...answerLines(turn.assistant));
   }
   io.stdout.write(forOutput(io, `${out.join('\n')}\n`));
   return ExitCode.ok;
+}
+
+/** An answer as `history show` prints it: its text, its tool calls, how it ended when not complete. */
+function answerLines(answer: AssistantRecord | null): string[] {
+  if (!answer) return ['[no answer recorded]'];
+  const out: string[] = [];
+  if (answer.content) out.push(answer.content.replace(/\n$/, ''));
+  for (const call of answer.tool_calls ?? []) out.push(`[tool call ${call.name} ${JSON.stringify(call.arguments)}]`);
+  const marker = statusMarker(answer);
+  if (marker) out.push(marker);
+  return out;
 }
 
 /** `[attached photo.png · image/png · 2048 bytes]`: named, never dumped. */

@@ -3,6 +3,7 @@ import { scanLedger } from '../../session/ledger-read.js';
 import { UsageAggregator, type UsageGrouping } from '../../session/usage-report.js';
 import { usageJson, usageTable, usageTsv } from '../../render/usage.js';
 import { writeWithBackpressure } from '../../render/output.js';
+import { ageMs } from '../durations.js';
 
 // `gatechat usage [--since …] [--until …] [--by day|model|profile] [--json]` (SPEC §16).
 
@@ -15,16 +16,16 @@ export interface UsageOptions {
 
 /** Without --since: the last 30 days, what a look at "what did I spend lately" wants. */
 export const DEFAULT_SINCE = '30d';
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * `7d` (7 × 24 h before now), `today`, `yesterday`, or a local date `YYYY-MM-DD`: --since from its start,
+ * `7d` (7 × 24 h before now; also `24h`, `2w`), `today`, `yesterday`, or a local date `YYYY-MM-DD`: --since from its start,
  * --until through its end (a date range reads as people say it: --since 2026-11-01 --until 2026-11-30).
  */
 export function parseWhen(raw: string, option: '--since' | '--until', now = new Date()): Date {
   const text = raw.trim();
   let m: RegExpMatchArray | null;
-  if ((m = /^(\d{1,5})([dh])$/.exec(text))) return new Date(now.getTime() - Number(m[1]) * (m[2] === 'd' ? DAY_MS : DAY_MS / 24));
+  const age = ageMs(text);
+  if (age !== null) return new Date(now.getTime() - age);
   let day: Date | null = null;
   if (text === 'today' || text === 'yesterday') {
     day = new Date(now.getFullYear(), now.getMonth(), now.getDate() - (text === 'yesterday' ? 1 : 0));
@@ -33,7 +34,7 @@ export function parseWhen(raw: string, option: '--since' | '--until', now = new 
     // new Date(2026, 1, 31) is March 3rd: a date that does not exist is refused, not moved.
     if (day.getMonth() !== Number(m[2]) - 1 || day.getDate() !== Number(m[3])) day = null;
   }
-  if (day === null) throw new UsageError(`${option}: expected 7d, 24h, today, yesterday or a date YYYY-MM-DD, got ${JSON.stringify(raw)}`);
+  if (day === null) throw new UsageError(`${option}: expected 7d, 24h, 2w, today, yesterday or a date YYYY-MM-DD, got ${JSON.stringify(raw)}`);
   return option === '--until' ? new Date(day.getFullYear(), day.getMonth(), day.getDate() + 1) : day;
 }
 

@@ -20,7 +20,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'stream', args: '<on|off>', help: 'streaming on or off' },
   { name: 'max-tokens', args: '<n|off>', help: "limit each answer's length (off: the model's default)" },
   { name: 'reasoning', args: '[on|off]', help: 'show or fold reasoning (also Ctrl-R)', lineHelp: 'show or hide reasoning' },
-  { name: 'retry', args: '', help: 'ask the last prompt again, replacing its answer' },
+  { name: 'retry', args: '[-m <model>]', help: 'ask the last prompt again, replacing its answer; -m: another model, both answers kept' },
   { name: 'clear', args: '', help: 'start a new conversation' },
   { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message (or @path in it)' },
   { name: 'template', args: '<name> …', help: 'apply a template: front matter to the chat, body to the input box', lineHelp: null },
@@ -119,12 +119,15 @@ function completeFrom(typed: string, names: readonly string[], lead: string): { 
   return { value: `${lead}${prefix}`, candidates };
 }
 
+/** A model name being typed: after `/model ` or `/retry -m ` (group 1: what is typed of it). */
+export const MODEL_ARGUMENT = /^\/(?:model|retry\s+(?:-m|--model))\s+(\S*)$/;
+
 /**
  * Tab on "/mo" → "/mode"; on "/model gp" → the model ids and aliases that start with "gp"
  * (`modelNames`). Returns null when the input is neither a command name nor a model being typed.
  */
 export function completeCommand(value: string, modelNames?: () => readonly string[]): { value: string; candidates: string[] } | null {
-  const model = /^\/model\s+(\S*)$/.exec(value);
+  const model = MODEL_ARGUMENT.exec(value);
   if (model && modelNames) return completeFrom(model[1]!, modelNames(), value.slice(0, value.length - model[1]!.length));
   const match = /^\/(\S*)$/.exec(value);
   if (!match) return null;
@@ -142,7 +145,7 @@ const CANDIDATES_SHOWN = 12;
 export function tabCompletion(value: string, modelNames?: () => readonly string[]): { value: string; hint: string | null } | null {
   const completion = completeCommand(value, modelNames);
   if (!completion) return null;
-  const naming = value.startsWith('/model ');
+  const naming = /^\/(?:model|retry)\s/.test(value);
   const { candidates } = completion;
   if (candidates.length === 0) {
     return { value: completion.value, hint: naming ? 'no alias or known model id starts with that: /models lists them' : 'no command starts with that: /help lists them' };

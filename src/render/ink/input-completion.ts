@@ -1,12 +1,12 @@
 /**
- * What Tab does at the cursor: command names, template names after `/template `, model names after `/model ` (waiting for the gateway's
+ * What Tab does at the cursor: command names, template names after `/template `, model names after `/model ` and `/retry -m ` (waiting for the gateway's
  * list the first time, when nothing is cached), and paths after `/attach `, `/save ` and `@`. The
  * choice is pure; the file system and the model list come in as sources.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { tabCompletion } from './commands.js';
+import { MODEL_ARGUMENT, tabCompletion } from './commands.js';
 
 export interface DirEntry {
   name: string;
@@ -94,7 +94,7 @@ export function completeAtCursor(value: string, cursor: number, sources: Complet
   if (cursor !== value.length) return null;
   const template = /^\/template\s+(\S*)$/.exec(value);
   if (template && sources.templateNames) return completeTemplate(value, template[1]!, sources.templateNames());
-  const model = /^\/model\s+(\S*)$/.exec(value);
+  const model = MODEL_ARGUMENT.exec(value);
   if (model && sources.modelNames) {
     const names = sources.modelNames();
     const pending = sources.modelsPending?.();

@@ -74,11 +74,14 @@ function describeSettings(conversation: Conversation): string {
 }
 
 /** /model NAME: switches (an alias brings its id and its entry's settings; launch flags still win). */
-function switchModel(arg: string, ctx: CommandContext): void {
+function switchModel(arg: string, ctx: CommandContext): boolean {
   const { conversation } = ctx;
   const name = parseModel(arg, '/model');
   // "/model /exit": a command typed after /model, not a model id; switching to it would 404 later.
-  if (name.startsWith('/')) return ctx.notice(`/model: "${name}" is a command, not a model id (/models lists the models)`, 'error');
+  if (name.startsWith('/')) {
+    ctx.notice(`/model: "${name}" is a command, not a model id (/models lists the models)`, 'error');
+    return false;
+  }
   conversation.update(ctx.models?.resolve(name) ?? { model: name });
   const id = conversation.settings.model;
   ctx.notice(`model: ${id}${id === name ? '' : ` (alias ${name})`}`, 'dim');
@@ -86,6 +89,7 @@ function switchModel(arg: string, ctx: CommandContext): void {
   void ctx.models?.listed?.().then((ids) => {
     if (ids && !ids.includes(id)) ctx.notice(`${id} is not in the gateway's list of models (/models lists them); switched anyway`, 'warn');
   });
+  return true;
 }
 
 /** /save FILE: the transcript as Markdown, never onto an existing file unless forced (`/save!`). */
@@ -144,6 +148,24 @@ function useTemplate(arg: string, ctx: CommandContext): void {
   );
 }
 
+/**
+ * /retry asks the last prompt again in place of its answer; /retry -m MODEL asks MODEL (the chat goes on
+ * with it, as after /model) and keeps both answers in the saved conversation (SPEC §17) — the new one is
+ * what later turns continue from.
+ */
+function retry(arg: string, ctx: CommandContext): void {
+  const { conversation } = ctx;
+  const model = /^(?:-m|--model)\s+(\S+)$/.exec(arg)?.[1];
+  if (arg && model === undefined) return ctx.notice('usage: /retry (the same model) or /retry -m <model> (another one; both answers kept)', 'error');
+  const prompt = conversation.turns[conversation.turns.length - 1]?.prompt;
+  if (prompt === undefined) return ctx.notice('nothing to retry yet', 'warn');
+  if (model !== undefined && !switchModel(model, ctx)) return;
+  const controller = new AbortController();
+  const events = conversation.retry(controller.signal, { keep: model !== undefined });
+  if (!events) return ctx.notice('nothing to retry yet', 'warn');
+  return ctx.startTurn(events, prompt, controller);
+}
+
 /** Runs one slash command; bad values are reported inline like the CLI reports them, nothing changes. */
 export function runCommand(name: CommandName, arg: string, ctx: CommandContext, force = false): void {
   const { conversation } = ctx;
@@ -154,7 +176,8 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext, 
         return;
       case 'model':
         if (!arg) return ctx.notice(describeSettings(conversation), 'info');
-        return switchModel(arg, ctx);
+        switchModel(arg, ctx);
+        return;
       case 'models':
         if (!ctx.models) return ctx.notice('/models is not available here', 'error');
         return ctx.notice(ctx.models.describe(arg), 'info');
@@ -180,13 +203,8 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext, 
         return ctx.notice(`max tokens: ${conversation.settings.maxTokens ?? "off (the model's default)"}`, 'dim');
       case 'reasoning':
         return ctx.toggleReasoning(arg ? onOff(arg, '/reasoning') : undefined);
-      case 'retry': {
-        const prompt = conversation.turns[conversation.turns.length - 1]?.prompt;
-        const controller = new AbortController();
-        const events = conversation.retry(controller.signal);
-        if (!events || prompt === undefined) return ctx.notice('nothing to retry yet', 'warn');
-        return ctx.startTurn(events, prompt, controller);
-      }
+      case 'retry':
+        return retry(arg, ctx);
       case 'clear':
         conversation.clear();
         return ctx.reset();
