@@ -22,6 +22,8 @@ export function runInPty(
     stdoutTo?: string;
     /** A command the binary runs under on the terminal, e.g. `['/usr/bin/time', '-f', '%M']`. */
     wrapper?: string[];
+    /** Typed on the terminal (a line answers a question the program asks). */
+    input?: string;
   } = {},
 ): Promise<PtyResult> {
   const baseEnv: Record<string, string | undefined> = { ...process.env };
@@ -36,7 +38,7 @@ export function runInPty(
   const child = spawn('script', ['-qfec', inner, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  child.stdin.end();
+  child.stdin.end(options.input);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
