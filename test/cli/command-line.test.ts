@@ -170,7 +170,7 @@ describe('--help lists the options this file covers, with their defaults', () =>
 
   it('config list --help and history --help describe --profile and the id prefix', async () => {
     expect(await help(['config', 'list'])).toContain('-p, --profile <name> only this profile');
-    expect(await help(['history'])).toContain('show, rm: an id or its start (show with none: the latest)');
+    expect(await help(['history'])).toContain('show, rm, fork: an id or its start (show with none: the latest)');
   });
 });
 
