@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInPty, visible } from '../helpers/pty.js';
+import { runCli } from '../helpers/cli.js';
 import { describeInTerminal, useGatewayAndTerminals } from '../helpers/tmux.js';
 
 const ESC = '\u001B';
@@ -46,6 +47,20 @@ describeInTerminal('TERM=dumb', () => {
     s.keys('C-d');
     expect(await s.waitForExit()).toBe(0);
     expect(raw(), visible(raw())).not.toContain(ESC);
+  });
+
+  it('chat: /retry -m asks another model the last prompt again; both answers are saved, the newest continued (SPEC §17)', async () => {
+    const { session: s } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'echo', '--title', 'second opinions']);
+    await s.waitForText('/help');
+    s.submit('which is better?');
+    await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === 'which is better?'), 'the answer line');
+    s.submit('/retry -m lorem-3');
+    await s.waitForText('Lorem ipsum dolor');
+    s.keys('C-d');
+    expect(await s.waitForExit()).toBe(0);
+    const shown = await runCli(['history', 'show'], { env: ctx.user.env() });
+    expect(shown.stdout).toMatch(/> which is better\?\n\n\[answer 1 of 2 · echo\]\nwhich is better\?\n\n\[answer 2 of 2 · lorem-3 · the one continued\]\nLorem ipsum dolor/);
+    expect((await runCli(['history', 'list'], { env: ctx.user.env() })).stdout).toMatch(/2 turns\s+echo\s+second opinions\n$/);
   });
 
   it('chat: /attach adds a file to the next message only; -a goes with the first', async () => {
