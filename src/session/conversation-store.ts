@@ -227,6 +227,7 @@ export class ConversationStore {
 
   /** Removes the conversation and the blobs no other conversation uses; returns how many blobs went. */
   remove(cid: string): number {
+    this.existingFile(cid); // an id that names nothing is a usage error here, not a quiet no-op
     return this.removeAll([cid]).blobs;
   }
 
@@ -241,7 +242,8 @@ export class ConversationStore {
     const removed: string[] = [];
     const kept: string[] = [];
     for (const cid of cids) {
-      const path = this.existingFile(cid);
+      if (!CID_PATTERN.test(cid)) throw new UsageError(`not a conversation id: ${JSON.stringify(cid)} (see: gatechat history list)`);
+      const path = this.file(cid);
       const lock = this.lockConversation(cid, path);
       try {
         let stat: Stats;
