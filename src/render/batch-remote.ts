@@ -1,4 +1,5 @@
 import type { RemoteBatch } from '../client/batch-api.js';
+import { createProgressLine } from './progress-line.js';
 
 /** How long since the batch was submitted: `12 s`, `3:04`, `2:05:09` (a batch may run for hours). */
 export function elapsedText(ms: number): string {
@@ -53,32 +54,13 @@ export interface RemoteProgress {
 export function createRemoteProgress(stderr: NodeJS.WriteStream, live: boolean): RemoteProgress {
   const started = Date.now();
   let last: readonly RemoteBatch[] | null = null;
-  let shown = false;
-  const draw = (): void => {
-    if (!last) return;
-    stderr.write(`\r\x1b[K${bar(last)} ${remoteProgressText(last, Date.now() - started)}`);
-    shown = true;
-  };
-  const timer = live ? setInterval(draw, 1000) : null;
-  timer?.unref();
-  const clear = (): void => {
-    if (shown) stderr.write('\r\x1b[K');
-    shown = false;
-  };
+  const line = createProgressLine(stderr, () => (last ? `${bar(last)} ${remoteProgressText(last, Date.now() - started)}` : null), { live, everyMs: 1000 });
   return {
     update(batches) {
       last = batches;
-      if (live) draw();
+      line.draw();
     },
-    log(line) {
-      clear();
-      stderr.write(`${line}\n`);
-      if (live) draw();
-    },
-    finish(line) {
-      if (timer) clearInterval(timer);
-      clear();
-      stderr.write(`${line}\n`);
-    },
+    log: (text) => line.log(text, true),
+    finish: (text) => line.finish(text),
   };
 }

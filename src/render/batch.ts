@@ -6,6 +6,7 @@ import { lineStatus, type BatchCounts, type BatchRecord, type BatchSummary } fro
 import { resultObject } from './json.js';
 import { writeWithBackpressure } from './output.js';
 import { jsonText } from './json-text.js';
+import { createProgressLine } from './progress-line.js';
 import { sanitizeForTerminal } from './terminal-text.js';
 import { formatUsd } from '../protocol/cost.js';
 
@@ -83,31 +84,14 @@ export interface BatchProgress {
 export function createBatchProgress(stderr: NodeJS.WriteStream, options: { live: boolean; total: number | null }): BatchProgress {
   const started = Date.now();
   let counts: Readonly<BatchCounts> = { done: 0, complete: 0, failed: 0, cancelled: 0, invalid: 0, skipped: 0 };
-  let shown = false;
-  const draw = (): void => {
-    stderr.write(`\r\x1b[K${progressText(counts, options.total, Date.now() - started)}`);
-    shown = true;
-  };
-  const timer = options.live ? setInterval(draw, REDRAW_MS) : null;
-  timer?.unref();
-  const clear = (): void => {
-    if (shown) stderr.write('\r\x1b[K');
-    shown = false;
-  };
+  const line = createProgressLine(stderr, () => progressText(counts, options.total, Date.now() - started), { live: options.live, everyMs: REDRAW_MS });
   return {
     update(next) {
       counts = next;
-      if (options.live && !shown) draw();
+      if (!line.shown) line.draw();
     },
-    log(line) {
-      clear();
-      stderr.write(`${line}\n`);
-    },
-    finish(summary) {
-      if (timer) clearInterval(timer);
-      clear();
-      stderr.write(`${summaryText(summary)}\n`);
-    },
+    log: (text) => line.log(text, false),
+    finish: (summary) => line.finish(summaryText(summary)),
   };
 }
 
