@@ -281,6 +281,22 @@ describe('network failures', () => {
     expect(tls.retryable).toBe(false);
   });
 
+  it('connect timeout for real: a TLS handshake that never completes is phase connect, naming the limit', async () => {
+    // TCP accepts at once and the server never speaks TLS: the connection is not usable until the handshake.
+    const silent = createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const conn = connection(`https://127.0.0.1:${port}/v1`, { retries: 0, timeouts: { connectMs: 300, headersMs: 5000, idleMs: 5000 } });
+      const error = await failure(sendRequest({ conn, method: 'GET', path: '/x' }));
+      expect(error).toBeInstanceOf(NetworkError);
+      expect(error.phase).toBe('connect');
+      expect(error.message).toBe(`timed out connecting to 127.0.0.1:${port} after 0.3 s (--connect-timeout)`);
+    } finally {
+      silent.close();
+    }
+  });
+
   it('headers timeout: exit 7, phase headers, retried', async () => {
     const s = await server(() => undefined); // never answers
     const error = await failure(
