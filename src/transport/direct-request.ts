@@ -50,7 +50,7 @@ function abortError(): Error {
 // bundled undici on 22+; node:https (TLS, crypto) only for https:// gateways.
 const requireBuiltin = createRequire(import.meta.url);
 type RequestFn = typeof import('node:http').request;
-function clientFor(protocol: string): RequestFn {
+export function clientFor(protocol: string): RequestFn {
   return (requireBuiltin(protocol === 'https:' ? 'node:https' : 'node:http') as { request: RequestFn }).request;
 }
 

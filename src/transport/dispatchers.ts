@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { DirectClient, type RawResponse } from './direct-request.js';
+import { clientFor, DirectClient, type RawResponse } from './direct-request.js';
 import { proxyFor } from './proxy-url.js';
 import { tuneV8ForStreaming } from './v8-flags.js';
 import type { Connection } from './http.js';
@@ -31,9 +31,13 @@ export class Dispatchers {
 
   async route(target: URL, streamedBody: boolean): Promise<Route> {
     const proxy = proxyFor(target, this.conn.proxy, process.env);
+    const direct = proxy === null && !this.pooled && !streamedBody;
+    // node:http and its _http_* modules load before the flags change, so from Node's own code cache for
+    // built-ins (src/transport/v8-flags.ts says why a built-in loaded after it is compiled from source).
+    if (direct) clientFor(target.protocol);
     tuneV8ForStreaming();
     const timeouts = { ...this.conn.timeouts, headersMs: this.headersMs };
-    if (proxy === null && !this.pooled && !streamedBody) {
+    if (direct) {
       const direct = (this.direct ??= new DirectClient(timeouts));
       return { proxy, send: (url, { headersTimeout: _, body, ...options }) => direct.send(url, { ...options, body: body as string | undefined }) };
     }
