@@ -67,7 +67,7 @@ describe('history show', () => {
     const cid = await record('to remove');
     const bare = await cli(['history', 'rm']);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toBe('gatechat: history rm: which conversation? (see: gatechat history list)\n');
+    expect(bare.stderr).toBe('gatechat: history rm: which conversation? (an id, or --older-than 30d; see: gatechat history list)\n');
     const removed = await cli(['history', 'rm', cid.slice(0, -3)]);
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stderr).toBe(`gatechat: removed conversation ${cid}\n`);

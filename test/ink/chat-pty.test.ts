@@ -9,7 +9,8 @@ describeInTerminal('interactive chat in a pseudo-terminal', () => {
   const launch = (model: string) => ctx.launch(['chat', '--base-url', ctx.gateway.url, '-m', model, '--no-save']);
 
   it('streams the answer to a typed prompt, runs /help, and Ctrl-D exits with status 0', async () => {
-    const s = launch('echo');
+    // Tall enough for the whole /help listing: in 30 rows its first lines scroll off the screen.
+    const s = ctx.launch(['chat', '--base-url', ctx.gateway.url, '-m', 'echo', '--no-save'], { height: 50 });
     await s.waitForText(READY);
     s.submit('hello from the terminal');
     await s.waitFor((screen) => screen.split('\n').some((line) => line.trim() === 'hello from the terminal'), 'the echoed answer');
