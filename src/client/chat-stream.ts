@@ -178,7 +178,7 @@ async function* decodeStream(
     for (const event of decoder.push(message)) {
       // The error line holds the gateway's message in short; -v shows the whole event.
       if (event.type === 'error') log?.(`< error event: ${message.data}`);
-      pending.push(redactError(event, secrets));
+      pushCoalesced(pending, redactError(event, secrets));
     }
   });
   let logged = 0;
@@ -214,6 +214,26 @@ async function* decodeStream(
     throw new StreamDamagedError(damage.count, controlsEscaped(redactSecrets(damage.sample, secrets)), finished.termination === 'truncated');
   }
   return finished.termination;
+}
+
+/**
+ * Text (or reasoning) deltas that arrived in one network read go on as one event: every event passes
+ * through several async generator layers to the renderer, and a gateway sends a token per event, many
+ * per read. Nothing waits for more data to merge, so the first token is never later for it.
+ */
+function pushCoalesced(pending: ChatEvent[], event: ChatEvent): void {
+  const last = pending[pending.length - 1];
+  if (last !== undefined && last.type === event.type) {
+    if (event.type === 'text') {
+      pending[pending.length - 1] = { type: 'text', delta: (last as typeof event).delta + event.delta };
+      return;
+    }
+    if (event.type === 'reasoning' && event.block === undefined && (last as typeof event).block === undefined) {
+      pending[pending.length - 1] = { type: 'reasoning', delta: (last as typeof event).delta + event.delta };
+      return;
+    }
+  }
+  pending.push(event);
 }
 
 /** A body without a single event, comment or field: say what it was rather than "connection closed". */

@@ -59,6 +59,19 @@ describe('streamChat over Chat Completions SSE', () => {
     expect(sent).toMatchObject({ model: 'm1', stream: true, max_tokens: 100 });
   });
 
+  it('text deltas that arrive in one read go on as one event; a later read is never held back for them', async () => {
+    const three = [' one', ' two', ' three'].map((t) => `data: ${chatChunk({ content: t })}\n\n`).join('');
+    const thinking = ['a', 'b'].map((t) => `data: ${chatChunk({ reasoning_content: t })}\n\n`).join('');
+    const s = await server(async (_q, res) => writeSse(res, [thinking + three, `data: ${chatChunk({ content: ' four' }, 'stop')}\n\ndata: [DONE]\n\n`]));
+    const { events } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    const deltas = events.filter((e) => e.type === 'text' || e.type === 'reasoning');
+    expect(deltas).toEqual([
+      { type: 'reasoning', delta: 'ab' },
+      { type: 'text', delta: ' one two three' },
+      { type: 'text', delta: ' four' },
+    ]);
+  });
+
   it('[DONE] without a final blank line still ends the stream', async () => {
     const s = await server(async (_q, res) => writeSse(res, [`data: ${chatChunk({ content: 'ok' }, 'stop')}\n\n`, 'data: [DONE]']));
     const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
