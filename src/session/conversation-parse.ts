@@ -1,5 +1,5 @@
 import type { ToolCall } from '../protocol/events.js';
-import { isObject, type AssistantRecord, type MetaRecord, type StoredAttachment, type StoredRecord, type UserRecord } from './conversation-records.js';
+import { isObject, type AssistantRecord, type MetaRecord, type StoredAttachment, type StoredRecord, type SummaryRecord, type UserRecord } from './conversation-records.js';
 import type { TurnStatus } from './types.js';
 
 // Reading a conversation file someone may have edited, a crash may have torn, or a disk may have
@@ -66,6 +66,11 @@ export function parseRecords(cid: string, text: string, firstLine = 1): { meta: 
       case 'answer_part': {
         const record = checkRecord(value, where, problems);
         if (record) records.push(record);
+        return;
+      }
+      case 'summary': {
+        const summary = checkSummary(value, where, problems);
+        if (summary) records.push(summary);
         return;
       }
       case 'title':
@@ -206,6 +211,28 @@ function checkAssistant(value: Record<string, unknown>, where: string, problems:
   if (value.status === undefined) wrong.push('status');
   if (wrong.length > 0) problems.push(`${where}: ${wrong.map((k) => `"${k}"`).join(', ')} of the wrong type or missing`);
   return record;
+}
+
+/** A summary with no text or no count of turns is no summary: skipped, so the turns are sent as they were. */
+function checkSummary(value: Record<string, unknown>, where: string, problems: string[]): SummaryRecord | null {
+  if (typeof value.content !== 'string' || !Number.isInteger(value.turns) || (value.turns as number) < 0) {
+    problems.push(`${where}: a summary without its text or count of turns (skipped)`);
+    return null;
+  }
+  const usage = isObject(value.usage) ? value.usage : {};
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return {
+    type: 'summary',
+    ts: stringOr(value.ts, ''),
+    content: value.content,
+    turns: value.turns as number,
+    ...(typeof value.through === 'string' ? { through: value.through } : {}),
+    model: typeof value.model === 'string' ? value.model : null,
+    api: value.api === 'messages' ? 'messages' : 'chat',
+    usage: { input_tokens: count(usage.input_tokens), output_tokens: count(usage.output_tokens) },
+    ...(isCost(value.cost) ? { cost: value.cost } : {}),
+    ...(typeof value.instructions === 'string' ? { instructions: value.instructions } : {}),
+  };
 }
 
 function isToolCall(value: unknown): value is ToolCall {

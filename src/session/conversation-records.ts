@@ -112,13 +112,41 @@ export interface TitleRecord {
   title: string;
 }
 
-export type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord | TitleRecord;
+/**
+ * `/compact`, `history compact` (SPEC §17): a summary of the conversation's first `turns` turns (as
+ * `history show` numbers them when it was written, the last being `through`), sent in their place by
+ * every later request. The turns themselves stay in the file; the last summary is the one in effect.
+ */
+export interface SummaryRecord {
+  type: 'summary';
+  ts: string;
+  content: string;
+  turns: number;
+  /** The id of the last turn covered (absent when that turn had none: files from before turn ids). */
+  through?: string;
+  /** What made the summary. */
+  model: string | null;
+  api: Api;
+  usage: AssistantRecord['usage'];
+  cost?: Cost | null;
+  /** The user's own instructions for it (`/compact keep the numbers`), when any. */
+  instructions?: string;
+}
+
+export type StoredRecord = UserRecord | AssistantRecord | AnswerPartRecord | TitleRecord | SummaryRecord;
 
 /** A conversation read back: its turns and the settings its last prompt was sent with. */
 export interface LoadedConversation {
   meta: MetaRecord;
   turns: StoredTurn[];
   settings: SavedSettings;
+  /** Every summary in the file, oldest first; the last is in effect (see StoredSummary). */
+  summaries: StoredSummary[];
+}
+
+/** A summary read back: `covered` is how many of the leading `turns` it stands for now. */
+export interface StoredSummary extends SummaryRecord {
+  covered: number;
 }
 
 export interface StoredTurn {
@@ -147,8 +175,11 @@ export interface ConversationSummary {
 }
 
 /** The turns in prompt order, each with its own answer, and the settings in effect at the end. */
-export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): { turns: StoredTurn[]; settings: SavedSettings } {
+export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): { turns: StoredTurn[]; settings: SavedSettings; summaries: StoredSummary[] } {
   let turns: StoredTurn[] = [];
+  // Each summary with the turn objects it covered when written: a turn a later /retry supersedes leaves
+  // the list and the one asking again is new, so what a summary covers is still the leading turns it marked.
+  const marked: Array<{ record: SummaryRecord; covers: ReadonlySet<StoredTurn> }> = [];
   let settings = headerSettings(meta, records);
   const byId = new Map<string, StoredTurn>();
   const partsById = new Map<string, string[]>();
@@ -163,6 +194,12 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
   };
   for (const record of records) {
     if (record.type === 'title') continue;
+    if (record.type === 'summary') {
+      const through = record.through === undefined ? -1 : turns.findIndex((turn) => turn.id === record.through);
+      const count = through >= 0 ? through + 1 : Math.min(record.turns, turns.length);
+      marked.push({ record, covers: new Set(turns.slice(0, count)) });
+      continue;
+    }
     if (record.type === 'user') {
       closeCrashedAnswer();
       if (record.settings) settings = savedSettings(record.settings, settings);
@@ -207,7 +244,12 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
     const turn = byId.get(id);
     if (turn && turn.assistant === null) turn.assistant = crashedAnswer(parts.join(''), meta);
   }
-  return { turns, settings };
+  const summaries = marked.map(({ record, covers }) => {
+    let covered = 0;
+    while (covered < turns.length && covers.has(turns[covered]!)) covered++;
+    return { ...record, covered };
+  });
+  return { turns, settings, summaries };
 }
 
 /**

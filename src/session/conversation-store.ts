@@ -20,6 +20,7 @@ import {
   type SavedSettings,
   type StoredAttachment,
   type StoredRecord,
+  type SummaryRecord,
   type TitleRecord,
   type UserRecord,
 } from './conversation-records.js';
@@ -32,7 +33,9 @@ export type {
   MetaRecord,
   SavedSettings,
   StoredAttachment,
+  StoredSummary,
   StoredTurn,
+  SummaryRecord,
   UserRecord,
 } from './conversation-records.js';
 
@@ -150,6 +153,14 @@ export class ConversationStore {
   /** `--title` (SPEC §17): names the conversation from now on (`history list` shows it, `history list TEXT` finds it). */
   appendTitle(cid: string, title: string): void {
     this.append(cid, { type: 'title', ts: new Date().toISOString(), title } satisfies TitleRecord);
+  }
+
+  /**
+   * `/compact`, `history compact` (SPEC §17): a summary of the first `turns` turns, in their place from now
+   * on. Appended like every record (one write, under the file's lock); the turns stay.
+   */
+  appendSummary(cid: string, record: Omit<SummaryRecord, 'type' | 'ts'>): void {
+    this.append(cid, { type: 'summary', ts: new Date().toISOString(), ...record } satisfies SummaryRecord);
   }
 
   /** Called when the turn ends, whatever the status; `record.turn` names the prompt it answers. */

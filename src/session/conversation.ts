@@ -7,7 +7,7 @@ import { isAbortError } from '../transport/http.js';
 import { HttpError, ServerStreamError, StreamInterruptedError } from '../transport/errors.js';
 import { contextOverflow } from '../protocol/context-length.js';
 import { DEFAULT_MAX_TOKENS as MESSAGES_DEFAULT_MAX_TOKENS } from '../protocol/anthropic-messages.js';
-import { fitContext, isSent, type ContextFit, type ContextMode } from './context-fit.js';
+import { fitContext, isSent, textTokens, type ContextFit, type ContextMode } from './context-fit.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConversationStore, LoadedConversation, SavedSettings, StoredTurn } from './conversation-store.js';
@@ -15,7 +15,8 @@ import { toContextMessages } from './context-messages.js';
 import { schemaMismatchError, type AnswerValidator } from './answer-schema.js';
 import { ANSWER_NAME } from '../protocol/schema.js';
 import type { JsonObject } from '../protocol/json.js';
-import type { Conversation, FinishedTurn, SessionSettings, ToolResultEntry, TurnOutcome, TurnStatus } from './types.js';
+import type { CompactionInfo, Conversation, FinishedTurn, SessionSettings, ToolResultEntry, TurnOutcome, TurnStatus } from './types.js';
+import { compactionEnd, compactionPrompt, systemWithSummary, type SummaryState } from './compaction.js';
 import { StorageError } from '../storage/storage-error.js';
 import type { Prices } from '../protocol/cost.js';
 import type { UsageLedger } from './ledger.js';
@@ -98,6 +99,8 @@ class GatewayConversation implements GatewayConversationApi {
   private readonly learnedWindows = new Map<string, number>();
   /** --title, until it is written (with the next prompt). */
   private pendingTitle: string | undefined;
+  /** The summary in effect (SPEC §17 /compact): sent in place of the first `covered` turns. */
+  private summary: SummaryState | null = null;
 
   constructor(private readonly deps: ConversationDeps) {
     this.settings = { ...deps.settings };
@@ -117,6 +120,8 @@ class GatewayConversation implements GatewayConversationApi {
         return finished;
       });
       this.recordedSettings = resume.settings;
+      const summary = resume.summaries.at(-1);
+      if (summary) this.summary = { text: summary.content, covered: summary.covered };
     }
   }
 
@@ -129,6 +134,7 @@ class GatewayConversation implements GatewayConversationApi {
     this.cid = null;
     this.recordedSettings = null;
     this.pendingTitle = undefined;
+    this.summary = null;
   }
 
   send(prompt: string, signal: AbortSignal, attachments: Attachment[] = []): AsyncGenerator<ChatEvent, TurnOutcome, void> {
@@ -144,6 +150,8 @@ class GatewayConversation implements GatewayConversationApi {
   retry(signal: AbortSignal, options: { keep?: boolean } = {}): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
     const last = this.turns.pop();
     if (!last) return null;
+    // Asked again, a turn the summary covered is a new turn after it (as when the file is read back).
+    if (this.summary && this.summary.covered > this.turns.length) this.summary = { ...this.summary, covered: this.turns.length };
     return this.runTurn(last.prompt, last.attachments ?? [], signal, { supersedes: this.turnIds.get(last), keep: options.keep === true });
   }
 
@@ -189,17 +197,31 @@ class GatewayConversation implements GatewayConversationApi {
     return this.fitted(prompt, attachments, toolResults).request;
   }
 
-  /** The request with the earlier turns that fit the model's context window (SPEC §17), and what was left out. */
-  private fitted(prompt: string, attachments: Attachment[], toolResults: ToolResultEntry[] | undefined): { request: RequestOptions; fit: ContextFit | null } {
+  /**
+   * What a request sends of the first `end` turns (all, for a prompt; a compaction's, SPEC §17): the
+   * summary in effect in place of the turns it covers — after the system prompt — then the turns after it.
+   */
+  private context(end = this.turns.length): { from: number; turns: FinishedTurn[]; system: string | undefined } {
+    const from = Math.min(this.summary?.covered ?? 0, end);
+    return { from, turns: this.turns.slice(from, end), system: systemWithSummary(this.settings.system, this.summary?.text) };
+  }
+
+  /**
+   * The request with the earlier turns that fit the model's context window (SPEC §17), and what was left
+   * out. `end`: only the first `end` turns are the context (a compaction's request).
+   */
+  private fitted(prompt: string, attachments: Attachment[], toolResults: ToolResultEntry[] | undefined, end = this.turns.length): { request: RequestOptions; fit: ContextFit | null } {
     const { settings } = this;
     const mode = this.deps.contextMode ?? { kind: 'auto' };
-    // A new conversation has nothing to leave out: nothing is looked up for it.
+    const context = this.context(end);
+    // A new conversation has nothing to leave out: nothing is looked up for it. The fit counts the
+    // summary (in the system text), never the turns it stands for.
     const fit =
-      this.turns.length === 0 || mode.kind === 'full'
+      context.turns.length === 0 || mode.kind === 'full'
         ? null
         : fitContext({
-            turns: this.turns,
-            system: settings.system,
+            turns: context.turns,
+            system: context.system,
             prompt,
             attachments,
             toolResults,
@@ -210,8 +232,8 @@ class GatewayConversation implements GatewayConversationApi {
           });
     const request: RequestOptions = {
       model: settings.model,
-      messages: toContextMessages(this.turns, prompt, attachments, toolResults, fit?.from ?? 0),
-      system: settings.system,
+      messages: toContextMessages(this.turns.slice(0, end), prompt, attachments, toolResults, context.from + (fit?.from ?? 0)),
+      system: context.system,
       temperature: settings.temperature,
       maxTokens: settings.maxTokens,
       maxTokensField: this.maxTokensField,
@@ -235,7 +257,7 @@ class GatewayConversation implements GatewayConversationApi {
     const turns = `the ${fit.omittedTurns === 1 ? 'oldest turn' : `${fit.omittedTurns} oldest turns`} (about ${fit.omittedTokens} tokens)`;
     const window = this.windowOf(this.settings.model);
     const why =
-      mode?.kind === 'last' && (window === undefined || fit.omittedTurns <= this.turns.filter(isSent).length - mode.turns)
+      mode?.kind === 'last' && (window === undefined || fit.omittedTurns <= this.context().turns.filter(isSent).length - mode.turns)
         ? `(--context ${mode.turns})`
         : `to fit ${this.settings.model}'s context window of ${learned === 'guessed' || learned === 'shrunk' ? 'at most ' : ''}${window} tokens${learned === 'shrunk' ? ' (the gateway counted more tokens than estimated)' : learned ? ' (learned from the gateway\'s refusal; remembered)' : ''} (--context full sends them all)`;
     this.deps.warn?.(`left out ${turns} ${why}`);
@@ -253,19 +275,21 @@ class GatewayConversation implements GatewayConversationApi {
     prompt: string,
     attachments: Attachment[],
     toolResults: ToolResultEntry[] | undefined,
+    end = this.turns.length,
   ): Promise<{ request: RequestOptions; fit: ContextFit | null; learned: 'named' | 'guessed' | 'shrunk' } | null> {
-    if (!(failure instanceof HttpError) || this.turns.length === 0 || this.deps.contextMode?.kind === 'full') return null;
+    const context = this.context(end);
+    if (!(failure instanceof HttpError) || context.turns.length === 0 || this.deps.contextMode?.kind === 'full') return null;
     const overflow = contextOverflow(failure.status, { message: failure.gatewayMessage, code: failure.code });
     if (!overflow) return null;
     const model = this.settings.model;
-    const sentEstimate = fit?.estimate ?? fitContext({ turns: this.turns, system: this.settings.system, prompt, attachments, toolResults, window: undefined, maxTokens: undefined, mode: { kind: 'full' } }).estimate;
+    const sentEstimate = fit?.estimate ?? fitContext({ turns: context.turns, system: context.system, prompt, attachments, toolResults, window: undefined, maxTokens: undefined, mode: { kind: 'full' } }).estimate;
     const known = this.windowOf(model);
     const window = overflow.window ?? Math.floor((sentEstimate * 3) / 4);
     // The window was known and fitted to, yet too long: the gateway counts more tokens than the
     // estimate. The rest of this session fits a smaller budget; the entry keeps the real window.
     const shrunk = known !== undefined && known <= window;
     this.learnedWindows.set(model, shrunk ? Math.floor(Math.min(known, sentEstimate) * 0.85) : window);
-    const again = this.fitted(prompt, attachments, toolResults);
+    const again = this.fitted(prompt, attachments, toolResults, end);
     if ((again.fit?.omittedTurns ?? 0) <= (fit?.omittedTurns ?? 0)) return null;
     if (!shrunk) await this.deps.onLearned?.(model, { context: window });
     return { ...again, learned: shrunk ? 'shrunk' : overflow.window === null ? 'guessed' : 'named' };
@@ -274,6 +298,151 @@ class GatewayConversation implements GatewayConversationApi {
   private offeredTools(): ToolDefinition[] | undefined {
     if (this.runTools.length === 0) return this.deps.tools;
     return [...(this.deps.tools ?? []), ...this.runTools];
+  }
+
+  /**
+   * Sends one request (to the fallbacks after it when it fails before its first byte) and yields its
+   * events; a 400 saying the context was exceeded, before any answer, sends it once more fitted to the
+   * window that taught (`refit`, SPEC §17). Never throws: how it ended comes back, a failure in `failure`.
+   */
+  private async *exchange(
+    first: Fitted,
+    started: number,
+    signal: AbortSignal,
+    refit: (failure: unknown, fit: ContextFit | null) => Promise<(Fitted & { learned: 'named' | 'guessed' | 'shrunk' }) | null>,
+    onEvent: (event: ChatEvent) => void,
+    map?: (event: ChatEvent) => ChatEvent,
+  ): AsyncGenerator<ChatEvent, Exchanged, void> {
+    let { request, fit } = first;
+    let outcome: StreamOutcome | FallbackOutcome | undefined;
+    let failure: unknown;
+    let streamError: ChatEvent | undefined;
+    let firstTokenMs: number | null = null;
+    this.sayOmitted(fit);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const streamOptions = { conn: this.deps.conn, api: this.settings.api, request, signal, log: this.deps.log, warn: this.deps.warn, onRetry: this.deps.onRetry };
+        const fallbacks = this.deps.fallbacks ?? [];
+        const events: AsyncGenerator<ChatEvent, StreamOutcome | FallbackOutcome, void> =
+          fallbacks.length > 0
+            ? streamChatWithFallback(streamOptions, fallbacks, ({ from, to, error }) =>
+                this.deps.warn?.(`${from}: ${error.message}; trying the fallback ${to}`),
+              )
+            : streamChat(streamOptions);
+        while (true) {
+          const step = await events.next();
+          if (step.done) {
+            outcome = step.value;
+            break;
+          }
+          const event = map ? map(step.value) : step.value;
+          if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
+            firstTokenMs = Date.now() - started;
+          }
+          if (event.type === 'error' && !streamError) streamError = event;
+          onEvent(event);
+          yield event;
+        }
+      } catch (error) {
+        failure = error;
+      }
+      // Too long for the model (a 400 before any answer): once, with the turns that fit the window it named.
+      const again = attempt === 0 && failure !== undefined && !signal.aborted ? await refit(failure, fit) : null;
+      if (!again) break;
+      ({ request, fit } = again);
+      failure = undefined;
+      this.sayOmitted(fit, again.learned);
+    }
+    return { outcome, failure, streamError, firstTokenMs, fit };
+  }
+
+  compact(instructions: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
+    const end = compactionEnd(this.turns, this.summary?.covered ?? 0);
+    return end === null ? null : this.runCompaction(instructions.trim(), end, signal);
+  }
+
+  /**
+   * /compact, `history compact` (SPEC §17): the turns so far (the summary in effect standing for those it
+   * covers, fitted to the window like any request) and the summarising instruction; a complete answer
+   * with text becomes the summary of the first `end` turns — saved as a `summary` record and sent in their
+   * place from now on. Anything else changes nothing and writes nothing (the ledger still counts it).
+   */
+  private async *runCompaction(instructions: string, end: number, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> {
+    const { settings } = this;
+    const cid = this.deps.record && this.deps.store ? this.cid : null;
+    const refused = this.deps.budget?.reached();
+    if (refused) {
+      const result = new ResultAccumulator().result({ api: settings.api, cid: this.cid, outcome: 'error' });
+      return { status: 'error', result, error: refused, timings: { firstTokenMs: null, totalMs: 0 } };
+    }
+    const prompt = compactionPrompt(instructions);
+    const started = Date.now();
+    const acc = new ResultAccumulator();
+    // Not a schema answer: the request is the conversation's own, without --schema.
+    const first = this.fitted(prompt, [], undefined, end);
+    const { outcome, failure, streamError, firstTokenMs } = yield* this.exchange(
+      { request: { ...first.request, schema: undefined }, fit: first.fit },
+      started,
+      signal,
+      async (error, sentFit) => {
+        const again = await this.refitAfterOverflow(error, sentFit, prompt, [], undefined, end);
+        return again && { ...again, request: { ...again.request, schema: undefined } };
+      },
+      (event) => acc.add(event),
+    );
+    const ending = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
+    const { status } = ending;
+    let { error } = ending;
+    if (outcome) {
+      this.maxTokensField = outcome.maxTokensField;
+      if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
+      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(answeredBy(outcome) ?? settings.model, outcome.learned);
+    }
+    const fellBackTo = outcome ? answeredBy(outcome) : null;
+    const prices = acc.gatewayCost === null ? this.deps.pricesFor?.(fellBackTo ?? settings.model) : undefined;
+    const result = acc.result({ api: settings.api, cid: this.cid, outcome: status, prices });
+    if (fellBackTo !== null) {
+      result.model ??= fellBackTo;
+      result.fallback_from = (outcome as FallbackOutcome).fallbackFrom!;
+    }
+    this.deps.ledger?.record(result, status, fellBackTo ?? settings.model);
+    this.deps.budget?.charge(result.cost ?? null);
+    const timings = { firstTokenMs, totalMs: Date.now() - started };
+    if (status === 'complete' && !error && result.text.trim() === '') {
+      error = new GatechatError(
+        `${result.model ?? settings.model} answered without a summary${result.tool_calls.length > 0 ? ' (it asked for a tool instead)' : ''}; nothing was compacted`,
+        ExitCode.server,
+        'try again, or with another model: /model, or -m',
+      );
+    }
+    if (status !== 'complete' || error) return { status: error && status === 'complete' ? 'error' : status, result, error, timings };
+
+    const through = this.turnIds.get(this.turns[end - 1]!);
+    const covered = this.turns.slice(0, end);
+    const compaction: CompactionInfo = {
+      turns: end,
+      ...(through !== undefined ? { through } : {}),
+      coveredTokens: covered.filter(isSent).reduce((n, turn) => n + textTokens(turn.prompt) + textTokens(turn.result.text), this.summary ? textTokens(this.summary.text) : 0),
+      summaryTokens: textTokens(result.text),
+    };
+    if (cid) {
+      // Written before it takes effect: a store that cannot take it (disk full) leaves the turns in use.
+      const saveError = storageFailure(() =>
+        this.deps.store!.appendSummary(cid, {
+          content: result.text,
+          turns: end,
+          ...(through !== undefined ? { through } : {}),
+          model: result.model ?? fellBackTo ?? settings.model,
+          api: settings.api,
+          usage: result.usage,
+          cost: result.cost ?? null,
+          ...(instructions ? { instructions } : {}),
+        }),
+      );
+      if (saveError) return { status: 'error', result, error: saveError, timings };
+    }
+    this.summary = { text: result.text, covered: end };
+    return { status, result, timings, compaction };
   }
 
   /** `retry`: this prompt asks an earlier turn again (/retry), superseding the one with that id (`keep`: beside it). */
@@ -285,7 +454,7 @@ class GatewayConversation implements GatewayConversationApi {
     toolResults?: ToolResultEntry[],
   ): AsyncGenerator<ChatEvent, TurnOutcome, void> {
     const { settings } = this;
-    let { request, fit } = this.fitted(prompt, attachments, toolResults);
+    const fitted = this.fitted(prompt, attachments, toolResults);
     // A budget already spent sends nothing (SPEC §16, exit 11) and records nothing: the turn ends as an
     // error before it began, like any other failure the renderers already show.
     const refused = this.deps.budget?.reached();
@@ -305,52 +474,17 @@ class GatewayConversation implements GatewayConversationApi {
       : undefined;
 
     const started = Date.now();
-    let firstTokenMs: number | null = null;
     const retainText = this.deps.retainText ?? true;
     const acc = new ResultAccumulator({ keepText: retainText });
     // Saved in parts as it streams, whether or not the text is also kept (--json keeps it): a long answer
     // is never held twice, and never written as one record the size of the answer (SPEC §20 limits).
     const spill = cid ? new AnswerSpill(this.deps.store!, cid, turnId) : null;
-    let outcome: StreamOutcome | undefined;
-    let failure: unknown;
-    let streamError: ChatEvent | undefined;
 
-    this.sayOmitted(fit);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const streamOptions = { conn: this.deps.conn, api: settings.api, request, signal, log: this.deps.log, warn: this.deps.warn, onRetry: this.deps.onRetry };
-        const fallbacks = this.deps.fallbacks ?? [];
-        const events: AsyncGenerator<ChatEvent, StreamOutcome | FallbackOutcome, void> =
-          fallbacks.length > 0
-            ? streamChatWithFallback(streamOptions, fallbacks, ({ from, to, error }) =>
-                this.deps.warn?.(`${from}: ${error.message}; trying the fallback ${to}`),
-              )
-            : streamChat(streamOptions);
-        while (true) {
-          const step = await events.next();
-          if (step.done) {
-            outcome = step.value;
-            break;
-          }
-          const event = this.deps.answerSchema ? answerToolAsText(step.value) : step.value;
-          if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
-            firstTokenMs = Date.now() - started;
-          }
-          if (event.type === 'error' && !streamError) streamError = event;
-          if (event.type === 'text') spill?.add(event.delta);
-          acc.add(event);
-          yield event;
-        }
-      } catch (error) {
-        failure = error;
-      }
-      // Too long for the model (a 400 before any answer): once, with the turns that fit the window it named.
-      const refit = attempt === 0 && failure !== undefined && !signal.aborted ? await this.refitAfterOverflow(failure, fit, prompt, attachments, toolResults) : null;
-      if (!refit) break;
-      ({ request, fit } = refit);
-      failure = undefined;
-      this.sayOmitted(fit, refit.learned);
-    }
+    const sent = yield* this.exchange(fitted, started, signal, (error, sentFit) => this.refitAfterOverflow(error, sentFit, prompt, attachments, toolResults), (event) => {
+      if (event.type === 'text') spill?.add(event.delta);
+      acc.add(event);
+    }, this.deps.answerSchema ? answerToolAsText : undefined);
+    const { outcome, failure, streamError, firstTokenMs, fit } = sent;
 
     const ending = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
     const { status } = ending;
@@ -417,6 +551,18 @@ class GatewayConversation implements GatewayConversationApi {
     else if (saveError) error = saveError;
     return { status, result, error, termination: outcome?.termination, timings, ...(this.deps.answerSchema ? { data: data ?? null } : {}) };
   }
+}
+
+/** A request and what its fitting left out. */
+type Fitted = { request: RequestOptions; fit: ContextFit | null };
+
+/** How one exchange with the gateway ended (GatewayConversation.exchange). */
+interface Exchanged {
+  outcome: StreamOutcome | FallbackOutcome | undefined;
+  failure: unknown;
+  streamError: ChatEvent | undefined;
+  firstTokenMs: number | null;
+  fit: ContextFit | null;
 }
 
 /** The model a fallback outcome names (null: the one asked for answered, or no fallbacks were set). */

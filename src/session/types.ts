@@ -17,6 +17,17 @@ export interface TurnOutcome {
   data?: unknown;
   /** Milliseconds from send to first text/reasoning delta, and to the end. */
   timings: { firstTokenMs: number | null; totalMs: number };
+  /** A compaction that succeeded (Conversation.compact): what its summary now stands for. */
+  compaction?: CompactionInfo;
+}
+
+/** What a summary replaced (SPEC §17): the first `turns` turns, about `coveredTokens`, now about `summaryTokens`. */
+export interface CompactionInfo {
+  turns: number;
+  /** The id of the last turn covered, when it has one. */
+  through?: string;
+  coveredTokens: number;
+  summaryTokens: number;
 }
 
 /** Settings that may change during an interactive chat (slash commands). */
@@ -89,4 +100,10 @@ export interface Conversation {
   retry(signal: AbortSignal, options?: { keep?: boolean }): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
   /** Starts a new conversation (/clear). */
   clear(): void;
+  /**
+   * /compact (SPEC §17): asks the model to summarise the conversation so far (`instructions` added to
+   * the fixed request); the summary answers like a turn and, once complete, replaces the turns it
+   * covers in later requests (and is saved). Null when there is nothing new to summarise.
+   */
+  compact?(instructions: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
 }
