@@ -100,6 +100,8 @@ export function complete(program: Command, words: string[], data: CompletionData
   const path = commandPath(command);
   if (positionals.length === 0 && command.commands.length > 0) {
     const subs = command.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden).map((c) => c.name());
+    // history's own actions are words of its first argument; `compact` alone is a subcommand (its options).
+    if (path === 'history') return words_([...HISTORY_ACTIONS, ...subs]);
     // The root command's own positional is a prompt: only subcommands are worth offering.
     return words_(subs);
   }
@@ -114,13 +116,15 @@ export function complete(program: Command, words: string[], data: CompletionData
       if (positionals.length === 0) return words_(['list', 'show', 'edit', 'rm']);
       return positionals.length === 1 && positionals[0] !== 'list' ? words_(data.templates()) : words_([]);
     case 'history':
-      return positionals.length === 0 ? words_(['list', 'show', 'rm', 'fork']) : words_([]);
+      return positionals.length === 0 ? words_(HISTORY_ACTIONS) : words_([]);
     case 'batch':
       return { directive: ':files', candidates: [] };
     default:
       return words_([]);
   }
 }
+
+const HISTORY_ACTIONS = ['list', 'show', 'rm', 'fork'];
 
 function commandPath(command: Command): string {
   const names: string[] = [];

@@ -167,18 +167,20 @@ function buildProgram(): Command {
     }),
   );
 
-  program
+  const history = program
     .command('history')
-    .description('saved conversations: list [TEXT] (default), show [ID], rm ID, rm --older-than AGE, fork ID')
-    .argument('[action]', 'list | show | rm | fork', 'list')
+    .description('saved conversations: list [TEXT] (default), show [ID], rm ID, rm --older-than AGE, fork ID, compact [ID [INSTRUCTIONS…]]')
+    .argument('[action]', 'list | show | rm | fork | compact', 'list')
     .argument('[words...]', 'list: only conversations whose title, model, system prompt or prompts mention this text; show, rm, fork: an id or its start (show with none: the latest)')
     .option('--json', 'as JSON')
     .option('--older-than <age>', 'rm: every conversation last used longer ago than 12h, 30d, 2w …; on a terminal listed and asked first')
     .option('-y, --yes', 'rm --older-than: remove without asking (scripts: without it, nothing is removed when stdin is not a terminal)')
+    // `history compact …`: everything after `compact` is its own (it alone takes the connection options).
+    .enablePositionalOptions()
     .action((action: string, words: string[], opts: { json?: boolean; olderThan?: string; yes?: boolean }) =>
       run(async () => {
         if (action !== 'list' && action !== 'show' && action !== 'rm' && action !== 'fork') {
-          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list [TEXT], show [ID], rm ID, rm --older-than AGE or fork ID`);
+          throw new UsageError(`history: unknown action ${JSON.stringify(action)}; expected list [TEXT], show [ID], rm ID, rm --older-than AGE, fork ID or compact [ID]`);
         }
         if (action !== 'list' && words.length > 1) throw new UsageError(`history ${action}: expected one conversation id, got ${words.length} words`);
         if (action !== 'rm' && (opts.olderThan !== undefined || opts.yes)) throw new UsageError(`history ${action}: ${opts.olderThan !== undefined ? '--older-than' : '--yes'} is for history rm`);
@@ -186,6 +188,29 @@ function buildProgram(): Command {
         return runHistoryCommand(action, words.length ? words.join(' ') : undefined, opts, io);
       }),
     );
+  addConnectionOptions(
+    history
+      .command('compact')
+      .summary('summarise a conversation; later requests send the summary in place of its turns')
+      .description(
+        'ask the model for a summary of the conversation so far; later requests (-c, --cid, chat) send it in place of the turns it covers, which stay saved and in history show. ' +
+          'stdout: the summary; nothing new to summarise: one line, exit 0',
+      )
+      .argument('[id]', 'the conversation, or the start of its id (default: the latest)')
+      .argument('[instructions...]', 'what the summary should keep or stress, added to the fixed request (e.g. keep every number)')
+      .option('-m, --model <id>', "the model that writes it (default: the conversation's)", collectValues)
+      .option('--api <chat|messages>', "gateway interface (default: the conversation's)")
+      .option('--max-tokens <n>', "the summary's length limit (default: the conversation's)")
+      .option('--json', 'one object: id, compacted, summary, turns (covered), through (the last turn\'s id), model, api, usage'),
+  ).action((id: string | undefined, words: string[], raw: RawChatOptions, command: Command) =>
+    run(async () => {
+      verbose = Boolean(raw.verbose);
+      const parent = history.opts() as { json?: boolean; olderThan?: string; yes?: boolean };
+      if (parent.olderThan !== undefined || parent.yes) throw new UsageError(`history compact: ${parent.olderThan !== undefined ? '--older-than' : '--yes'} is for history rm`);
+      const { runHistoryCompact } = await import('./commands/history-compact.js');
+      return runHistoryCompact({ ...raw, json: raw.json || parent.json }, command, id, words, io);
+    }),
+  );
 
   program
     .command('usage')

@@ -88,6 +88,9 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       expect(await complete('gatechat config ')).toEqual(['get', 'list', 'path', 'set', 'unset']);
       expect(await complete('gatechat config set api-')).toEqual(['api-key', 'api-key-cmd']);
       expect(await complete('gatechat completion ')).toEqual(['bash', 'fish', 'zsh']);
+      // history's actions are words, `compact` a subcommand with options of its own: both offered.
+      expect(await complete('gatechat history ')).toEqual(['compact', 'fork', 'list', 'rm', 'show']);
+      expect(await complete('gatechat history compact --')).toEqual(expect.arrayContaining(['--model', '--base-url', '--json']));
     });
 
     it('options of the command being typed, and their fixed values', { timeout: 60_000 }, async () => {

@@ -4,7 +4,7 @@ import { dataDir } from '../../session/paths.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import { jsonText } from '../../render/json-text.js';
 
-// `gatechat history [list|show ID|rm ID|rm --older-than AGE|fork ID]`. Usage problems (unknown id) are
+// `gatechat history [list|show ID|rm ID|rm --older-than AGE|fork ID]` (`compact`: history-compact.ts). Usage problems (unknown id) are
 // thrown as UsageError; main prints them (exit 2). Removing by age and forking: history-lifecycle.ts.
 
 export type HistoryAction = 'list' | 'show' | 'rm' | 'fork';
@@ -95,10 +95,20 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
     io.stdout.write(`${jsonText(store.records(cid), 2)}\n`);
     return ExitCode.ok;
   }
-  const { meta, turns } = store.load(cid);
+  const { meta, turns, summaries } = store.load(cid);
   const out: string[] = [`# ${meta.cid} · ${meta.model || 'unknown model'} · ${meta.api} · ${localTime(meta.created)}`];
   if (meta.system) out.push(`system: ${meta.system}`);
-  for (const turn of turns) {
+  // Each summary (SPEC §17 compact) after the last turn it covers; the turns themselves are shown as ever.
+  const summariesAfter = (count: number) =>
+    summaries.forEach((summary, i) => {
+      if (summary.covered !== count) return;
+      const span = summary.covered === 1 ? 'turn 1' : `turns 1–${summary.covered}`;
+      const role = i === summaries.length - 1 ? 'sent in their place' : 'replaced by a later summary';
+      out.push('', `[summary of ${span} · ${summary.model ?? 'unknown model'} · ${role}]`, summary.content.replace(/\n$/, ''));
+    });
+  summariesAfter(0);
+  for (const [index, turn] of turns.entries()) {
+    if (index > 0) summariesAfter(index);
     if (turn.toolResults?.length) {
       // A tool loop's follow-up: the results it sent back (SPEC §15), each folded to its first lines.
       out.push('');
@@ -122,6 +132,7 @@ function show(store: ConversationStore, cid: string, json: boolean, io: HistoryI
     if (count > 1) out.push(`[answer ${count} of ${count} · ${turn.assistant?.model ?? 'unknown model'} · the one continued]`);
     out.push(...answerLines(turn.assistant));
   }
+  if (turns.length > 0) summariesAfter(turns.length);
   io.stdout.write(forOutput(io, `${out.join('\n')}\n`));
   return ExitCode.ok;
 }
