@@ -87,7 +87,7 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     }
   };
 
-  const runTurn = async (events: AsyncGenerator<ChatEvent, TurnOutcome, void>) => {
+  const runTurn = async (events: AsyncGenerator<ChatEvent, TurnOutcome, void>, after?: (outcome: TurnOutcome) => void) => {
     const text = new TerminalSanitizer();
     const reasoning = new TerminalSanitizer();
     let atLineStart = true;
@@ -128,11 +128,12 @@ export async function runLineChat(opts: LineChatOptions): Promise<number> {
     else if (outcome.error) print(`✗ failed: ${outcome.error.message}${outcome.error.hint ? ` (${inChatHint(outcome.error.hint)})` : ''}`);
     else if (outcome.status === 'interrupted') print('✗ interrupted');
     else if (outcome.result.finish_reason === 'length') print('answer cut off at the token limit (finish_reason: length)');
+    after?.(outcome);
   };
 
-  const startTurn: CommandContext['startTurn'] = (events, _prompt, controller) => {
+  const startTurn: CommandContext['startTurn'] = (events, _prompt, controller, after) => {
     running = controller;
-    turn = runTurn(events).finally(() => {
+    turn = runTurn(events, after).finally(() => {
       running = null;
     });
   };

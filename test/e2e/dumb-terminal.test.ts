@@ -63,6 +63,27 @@ describeInTerminal('TERM=dumb', () => {
     expect((await runCli(['history', 'list'], { env: ctx.user.env() })).stdout).toMatch(/2 turns\s+echo\s+second opinions\n$/);
   });
 
+  it('chat: /compact summarises the turns so far; the next prompt sends the summary in their place (SPEC §17)', async () => {
+    const { session: s, raw } = launchDumb(['chat', '--base-url', ctx.base, '-m', 'echo']);
+    await s.waitForText('/help');
+    s.submit('remember the kite');
+    await s.waitFor(() => ctx.gateway.requests.length === 1, 'the first request');
+    s.submit('/compact keep the kite');
+    await s.waitForText('compacted turn 1');
+    expect((ctx.gateway.requests[1]!.body as any).messages.at(-1).content).toMatch(/^Summarise the conversation so far[\s\S]*keep the kite$/);
+    s.submit('and now?');
+    await s.waitFor(() => ctx.gateway.requests.length === 3, 'the third request');
+    const sent = (ctx.gateway.requests[2]!.body as any).messages;
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatchObject({ role: 'system', content: expect.stringMatching(/^Summary of the earlier conversation: Summarise/) });
+    expect(sent[1]).toEqual({ role: 'user', content: 'and now?' });
+    s.keys('C-d');
+    expect(await s.waitForExit()).toBe(0);
+    expect(raw(), visible(raw())).not.toContain(ESC);
+    const shown = await runCli(['history', 'show'], { env: ctx.user.env() });
+    expect(shown.stdout).toMatch(/> remember the kite\n\nremember the kite\n\n\[summary of turn 1 · echo · sent in their place\]\nSummarise[\s\S]*\n> and now\?/);
+  });
+
   it('chat: /attach adds a file to the next message only; -a goes with the first', async () => {
     const notes = join(ctx.user.home, 'notes.txt');
     writeFileSync(notes, 'from the notes\n');

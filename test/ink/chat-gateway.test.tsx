@@ -14,6 +14,7 @@ import { ChatApp } from '../../src/render/ink/ChatApp.js';
 import { conversationDeps } from '../helpers/conversation.js';
 import { loadMarkdown } from '../../src/render/ink/markdown-loader.js';
 import { openInputHistory } from '../../src/render/ink/input-history.js';
+import { compactionPrompt, SUMMARY_LEAD } from '../../src/session/compaction.js';
 
 const ENTER = '\r';
 const ESC = '\u001B';
@@ -185,5 +186,39 @@ describe('chat over the dev gateway', () => {
       expect(found, `${text} after position ${at} in:\n${screen}`).toBeGreaterThan(at);
       at = found;
     }
+  });
+});
+
+describe('/compact in the chat (SPEC §17)', () => {
+  it('summarises the turns so far (shown as it streams), saves it, and the next prompt sends it in their place', async () => {
+    const { app, conversation } = chat('echo', { settings: { model: 'echo', api: 'chat', stream: true, system: 'Be brief.' } });
+    await type(app, 'one', ENTER);
+    await until(idle(conversation, 1), 'the first answer');
+    await type(app, 'two', ENTER);
+    await until(idle(conversation, 2), 'the second answer');
+    await type(app, '/compact keep names', ENTER);
+    await until(() => frame(app).includes('compacted turns 1–2'), 'the compaction notice');
+    // echo repeats what it was asked last: the summarising instruction, with the user's words.
+    expect(bodies().at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: compactionPrompt('keep names') });
+    expect(frame(app)).toContain('Instructions for the summary: keep names');
+    expect(conversation.turns).toHaveLength(2);
+    await type(app, 'three', ENTER);
+    await until(idle(conversation, 3), 'the third answer');
+    expect(bodies().at(-1)!.messages).toEqual([
+      { role: 'system', content: `Be brief.\n\n${SUMMARY_LEAD} ${compactionPrompt('keep names')}` },
+      { role: 'user', content: 'three' },
+    ]);
+    const saved = store.load(conversation.cid!);
+    expect(saved.summaries.map((s) => [s.covered, s.instructions])).toEqual([[2, 'keep names']]);
+    expect(saved.turns).toHaveLength(3);
+  });
+
+  it('nothing to compact yet: one line, nothing sent; /help lists it', async () => {
+    const { app } = chat('echo');
+    await type(app, '/compact', ENTER);
+    await until(() => frame(app).includes('nothing to compact yet'), 'the notice');
+    expect(bodies()).toHaveLength(0);
+    await type(app, '/help', ENTER);
+    await until(() => frame(app).includes('/compact [instructions]'), 'the help line');
   });
 });

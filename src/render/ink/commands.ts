@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'max-tokens', args: '<n|off>', help: "limit each answer's length (off: the model's default)" },
   { name: 'reasoning', args: '[on|off]', help: 'show or fold reasoning (also Ctrl-R)', lineHelp: 'show or hide reasoning' },
   { name: 'retry', args: '[-m <model>]', help: 'ask the last prompt again, replacing its answer; -m: another model, both answers kept' },
+  { name: 'compact', args: '[instructions]', help: 'summarise the conversation so far; later requests send the summary in place of its turns (they stay saved)' },
   { name: 'clear', args: '', help: 'start a new conversation' },
   { name: 'attach', args: '<path|clear>', help: 'attach a file, image, PDF or directory to the next message (or @path in it)' },
   { name: 'template', args: '<name> …', help: 'apply a template: front matter to the chat, body to the input box', lineHelp: null },
@@ -42,6 +43,7 @@ export type CommandName =
   | 'max-tokens'
   | 'reasoning'
   | 'retry'
+  | 'compact'
   | 'clear'
   | 'attach'
   | 'template'

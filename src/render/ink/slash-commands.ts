@@ -38,7 +38,8 @@ export interface TemplateShelf {
 export interface CommandContext {
   conversation: Conversation;
   notice(text: string, tone: NoticeTone): void;
-  startTurn(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, prompt: string, signal: AbortController): void;
+  /** `after`: called with the outcome once the turn is shown (below it). */
+  startTurn(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, prompt: string, signal: AbortController, after?: (outcome: TurnOutcome) => void): void;
   exit(): void;
   toggleReasoning(show?: boolean): void;
   reset(): void;
@@ -166,6 +167,28 @@ function retry(arg: string, ctx: CommandContext): void {
   return ctx.startTurn(events, prompt, controller);
 }
 
+/**
+ * /compact [instructions] (SPEC §17): the summary streams like an answer (Esc cancels it: nothing
+ * changes), then one line says which turns it now stands for in later requests.
+ */
+function compact(arg: string, ctx: CommandContext): void {
+  const { conversation } = ctx;
+  if (!conversation.compact) return ctx.notice('/compact is not available here', 'error');
+  const controller = new AbortController();
+  const events = conversation.compact(arg, controller.signal);
+  if (!events) {
+    const why = conversation.turns.length === 0 ? 'the conversation is empty' : 'every turn is in the summary already';
+    return ctx.notice(`nothing to compact yet: ${why}`, 'warn');
+  }
+  ctx.startTurn(events, arg ? `/compact ${arg}` : '/compact', controller, (outcome) => {
+    const done = outcome.compaction;
+    if (!done) return;
+    const span = done.turns === 1 ? 'turn 1' : `turns 1–${done.turns}`;
+    const saved = conversation.cid ? ' (they stay saved)' : '';
+    ctx.notice(`compacted ${span} (about ${done.coveredTokens} tokens) into this summary of about ${done.summaryTokens}: later requests send it in their place${saved}`, 'dim');
+  });
+}
+
 /** Runs one slash command; bad values are reported inline like the CLI reports them, nothing changes. */
 export function runCommand(name: CommandName, arg: string, ctx: CommandContext, force = false): void {
   const { conversation } = ctx;
@@ -205,6 +228,8 @@ export function runCommand(name: CommandName, arg: string, ctx: CommandContext, 
         return ctx.toggleReasoning(arg ? onOff(arg, '/reasoning') : undefined);
       case 'retry':
         return retry(arg, ctx);
+      case 'compact':
+        return compact(arg, ctx);
       case 'clear':
         conversation.clear();
         return ctx.reset();

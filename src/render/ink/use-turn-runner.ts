@@ -23,7 +23,7 @@ function failedOutcome(error: unknown, api: Conversation['settings']['api']): Tu
 
 export interface TurnRunner {
   /** Streams `events` into the chat state as the answer to `prompt`; `controller` cancels it. */
-  start(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, prompt: string, controller: AbortController): void;
+  start(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, prompt: string, controller: AbortController, after?: (outcome: TurnOutcome) => void): void;
   /** Cancels the running answer; false when none is running. */
   cancel(): boolean;
 }
@@ -42,7 +42,7 @@ export function useTurnRunner(
   const controllerRef = useRef<AbortController | null>(null);
 
   const start = useCallback<TurnRunner['start']>(
-    (events, prompt, controller) => {
+    (events, prompt, controller, after) => {
       controllerRef.current = controller;
       dispatch({ type: 'turn-start', prompt, now: Date.now() });
       driveTurn(events, {
@@ -55,6 +55,7 @@ export function useTurnRunner(
             const line = error ? `${error.message}${error.hint ? ` (${inChatHint(error.hint)})` : ''}` : undefined;
             dispatch({ type: 'turn-end', outcome, now: Date.now(), errorLine: line });
             if (outcome.result.tool_calls.length > 0) notice(TOOL_RESULT_HINT, 'dim');
+            after?.(outcome);
           },
           (error: unknown) => dispatch({ type: 'turn-end', outcome: failedOutcome(error, conversation.settings.api), now: Date.now() }),
         )
