@@ -356,6 +356,10 @@ class GatewayConversation implements GatewayConversationApi {
     return { outcome, failure, streamError, firstTokenMs, fit };
   }
 
+  currentSummary(): SummaryState | null {
+    return this.summary && { ...this.summary };
+  }
+
   compact(instructions: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null {
     const end = compactionEnd(this.turns, this.summary?.covered ?? 0);
     return end === null ? null : this.runCompaction(instructions.trim(), end, signal);

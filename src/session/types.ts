@@ -106,4 +106,6 @@ export interface Conversation {
    * covers in later requests (and is saved). Null when there is nothing new to summarise.
    */
   compact?(instructions: string, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | null;
+  /** The summary in effect (a resumed chat shows it): its text and how many of the first turns it stands for. */
+  currentSummary?(): { text: string; covered: number } | null;
 }

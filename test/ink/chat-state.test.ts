@@ -143,4 +143,22 @@ describe('pastTurnItems (a resumed chat)', () => {
       { kind: 'notice', tone: 'dim', text: 'your next message is sent as the result of the tool call(s) above' },
     ]);
   });
+
+  it('a compacted conversation shows its summary after the turns it covers (SPEC §17)', () => {
+    const turns = Array.from({ length: 3 }, (_, i) => ({ prompt: `q${i}`, ...outcome('complete', `a${i}`) }));
+    expect(pastTurnItems(turns, 20, { text: 'we spoke of kites', covered: 2 })).toEqual([
+      { kind: 'prompt', text: 'q0' },
+      { kind: 'answer', text: 'a0' },
+      { kind: 'prompt', text: 'q1' },
+      { kind: 'answer', text: 'a1' },
+      { kind: 'notice', tone: 'dim', text: 'summary of turns 1–2, sent in their place (/compact): we spoke of kites' },
+      { kind: 'prompt', text: 'q2' },
+      { kind: 'answer', text: 'a2' },
+    ]);
+    // Covered turns scrolled out of the listing: the summary comes first.
+    expect(pastTurnItems(turns, 1, { text: 'gist', covered: 1 }).slice(0, 2)).toEqual([
+      { kind: 'notice', tone: 'dim', text: '… 2 earlier turns (gatechat history show)' },
+      { kind: 'notice', tone: 'dim', text: 'summary of turn 1, sent in its place (/compact): gist' },
+    ]);
+  });
 });

@@ -67,7 +67,7 @@ export function ChatApp(props: ChatAppProps) {
   const { write } = useStdout();
   const { columns, rows } = useTerminalSize(props.terminal);
   const [chat, dispatch, chatRef] = useSyncReducer(chatReducer, () =>
-    initialChat({ showReasoning: props.showReasoning, banner: chatBanner(conversation, props.version), history: pastTurnItems(conversation.turns) }),
+    initialChat({ showReasoning: props.showReasoning, banner: chatBanner(conversation, props.version), history: pastTurnItems(conversation.turns, undefined, conversation.currentSummary?.()) }),
   );
   useForgetPrinted(chat.items, dispatch);
   const [input, dispatchInput, inputRef] = useSyncReducer(inputReducer, () => initialInput(history.entries));

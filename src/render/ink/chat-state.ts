@@ -202,11 +202,20 @@ export const PAST_TURNS_SHOWN = 20;
  * A resumed chat (-c / --cid) prints the turns it continues, as they were shown when answered:
  * prompt, answer, tool calls and a mark for an answer that did not complete. Reasoning is left out.
  */
-export function pastTurnItems(turns: ReadonlyArray<FinishedTurn>, limit = PAST_TURNS_SHOWN): NewItem[] {
+export function pastTurnItems(turns: ReadonlyArray<FinishedTurn>, limit = PAST_TURNS_SHOWN, summary?: { text: string; covered: number } | null): NewItem[] {
   const items: NewItem[] = [];
   const hidden = turns.length - limit;
   if (hidden > 0) items.push({ kind: 'notice', tone: 'dim', text: `… ${hidden} earlier turn${hidden === 1 ? '' : 's'} (gatechat history show)` });
-  for (const turn of turns.slice(Math.max(0, hidden))) {
+  // SPEC §17: the summary that stands for the first `covered` turns, after the last of them (first when that one is not shown).
+  const showSummary = () => {
+    if (!summary) return;
+    const span = summary.covered === 1 ? 'turn 1, sent in its place' : `turns 1–${summary.covered}, sent in their place`;
+    items.push({ kind: 'notice', tone: 'dim', text: `summary of ${span} (/compact): ${summary.text}` });
+  };
+  if (summary && summary.covered <= Math.max(0, hidden)) showSummary();
+  for (const [index, turn] of turns.entries()) {
+    if (index < hidden) continue;
+    if (summary && index === summary.covered && index > Math.max(0, hidden)) showSummary();
     items.push({ kind: 'prompt', text: turn.prompt });
     if (turn.result.text.trim()) items.push({ kind: 'answer', text: turn.result.text });
     for (const call of turn.result.tool_calls) items.push({ kind: 'tool', call });
@@ -214,6 +223,7 @@ export function pastTurnItems(turns: ReadonlyArray<FinishedTurn>, limit = PAST_T
       items.push({ kind: 'notice', tone: turn.status === 'cancelled' ? 'warn' : 'error', text: `${turn.status === 'cancelled' ? '⊘' : '✗'} ${STATUS_NOTE[turn.status]}` });
     }
   }
+  if (summary && summary.covered === turns.length && summary.covered > Math.max(0, hidden)) showSummary();
   if ((turns.at(-1)?.result.tool_calls.length ?? 0) > 0) items.push({ kind: 'notice', tone: 'dim', text: TOOL_RESULT_HINT });
   return items;
 }
