@@ -112,7 +112,7 @@ describe('history compact', () => {
     expect(run.stderr).toBe('gatechat: history compact: there is no saved conversation yet\n');
     const unknown = await gatechat(['history', 'compact', 'nosuch', '--base-url', ctx.base]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('gatechat: no conversation with id nosuch: see gatechat history list\n');
+    expect(unknown.stderr).toBe('gatechat: no conversation with id nosuch: see gatechat history list (the id comes first, then the instructions: gatechat history compact ID keep the numbers)\n');
     expect(bodies()).toHaveLength(0);
   });
 
