@@ -91,6 +91,20 @@ describe('history compact', () => {
     ]);
   });
 
+  it('on Messages the summary joins the top-level system and the messages start with the new prompt', async () => {
+    const store = new ConversationStore(ctx.user.dataDir);
+    const cid = store.create({ model: 'echo', api: 'messages', system: 'You are terse.' });
+    store.appendAssistant(cid, { ...savedAnswer('answer 1', { api: 'messages' }), turn: store.appendUser(cid, 'question 1') });
+    expect((await gatechat(['history', 'compact', '--base-url', ctx.base])).code).toBe(0);
+    expect(ctx.gateway.requests[0]!.path).toBe('/v1/messages');
+    ctx.gateway.requests.length = 0;
+    const next = await gatechat(['--base-url', ctx.base, '-c', 'question 2']);
+    expect(next.code, next.stderr).toBe(0);
+    const body = ctx.gateway.requests[0]!.body as { system: string; messages: unknown[] };
+    expect(body.system).toBe(`You are terse.\n\n${SUMMARY_LEAD} ${compactionPrompt('')}`);
+    expect(body.messages).toEqual([{ role: 'user', content: 'question 2' }]);
+  });
+
   it('nothing new to compact: one line, exit 0, nothing sent or written', async () => {
     const cid = conversation(1);
     expect((await gatechat(['history', 'compact', '--base-url', ctx.base])).code).toBe(0);
