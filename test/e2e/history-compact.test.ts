@@ -124,10 +124,24 @@ describe('history compact', () => {
     const run = await gatechat(['history', 'compact', '--base-url', ctx.base]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('gatechat: history compact: there is no saved conversation yet\n');
-    const unknown = await gatechat(['history', 'compact', 'nosuch', '--base-url', ctx.base]);
+    // Words that are not an id are instructions for the latest conversation: with none, the same line.
+    const words = await gatechat(['history', 'compact', 'keep', 'it', 'short', '--base-url', ctx.base]);
+    expect(words.code).toBe(2);
+    expect(words.stderr).toBe('gatechat: history compact: there is no saved conversation yet\n');
+    conversation(1);
+    const unknown = await gatechat(['history', 'compact', '20991231-000000', '--base-url', ctx.base]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('gatechat: no conversation with id nosuch: see gatechat history list (the id comes first, then the instructions: gatechat history compact ID keep the numbers)\n');
+    expect(unknown.stderr).toBe('gatechat: no conversation with id 20991231-000000: see gatechat history list\n');
     expect(bodies()).toHaveLength(0);
+  });
+
+  it('instructions without an id compact the latest conversation', async () => {
+    conversation(2);
+    const latest = conversation(1);
+    const run = await gatechat(['history', 'compact', 'keep', 'it', 'short', '--base-url', ctx.base]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${compactionPrompt('keep it short')}\n`);
+    expect(records(latest).at(-1)).toMatchObject({ type: 'summary', instructions: 'keep it short' });
   });
 
   it('a gateway failure is the usual error line and exit code; nothing is written', async () => {

@@ -23,8 +23,13 @@ export type RawCompactOptions = Pick<RawChatOptions, 'model' | 'api' | 'maxToken
 
 export async function runHistoryCompact(raw: RawCompactOptions, command: Command, id: string | undefined, words: string[], io: Io): Promise<number> {
   if ((raw.model?.length ?? 0) > 1) throw new UsageError('history compact: one -m, the model that writes the summary');
+  // Instructions typed without an id are for the latest conversation, as a bare `history compact` is.
+  if (id !== undefined && !ID_START.test(id)) {
+    words = [id, ...words];
+    id = undefined;
+  }
   const store = new ConversationStore(dataDir(), { warn: diagnostics(io, false).warn });
-  const cid = id !== undefined ? resolve(store, id) : store.latest();
+  const cid = id !== undefined ? store.resolveId(id) : store.latest();
   if (!cid) throw new UsageError('history compact: there is no saved conversation yet');
   const options = validateChatOptions({ ...raw, cid } as RawChatOptions, command);
   // What it is for is writing the summary: a config `save: false` does not stop it.
@@ -85,12 +90,5 @@ export async function runHistoryCompact(raw: RawCompactOptions, command: Command
   return ExitCode.ok;
 }
 
-/** The first word is always the id: instructions typed without one get told where they go. */
-function resolve(store: ConversationStore, id: string): string {
-  try {
-    return store.resolveId(id);
-  } catch (error) {
-    if (!(error instanceof UsageError) || error.hint !== undefined) throw error;
-    throw new UsageError(error.message, 'the id comes first, then the instructions: gatechat history compact ID keep the numbers');
-  }
-}
+/** An id or its start (`20261128-215554-dd2f`, `20261128-21`): digits, hex letters and dashes, a digit first. */
+const ID_START = /^[0-9][0-9a-f-]*$/i;
