@@ -2,10 +2,11 @@
 // through): the tool-calling answer carries `reasoning_content`, and a follow-up whose assistant message
 // with `tool_calls` lost it is refused with a 400 in the vendor's words (issue 16, Done when). The dev
 // gateway plays this part on Messages only (SPEC §15); here a small loopback gateway plays it on Chat
-// Completions, and the built binary must finish the loop, streamed and not.
+// Completions, and the built binary must finish the loop, streamed and not. The same gateway sends two
+// calls in one answer to show they run at once and their results go back in call order (SPEC §15).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeUserDirs, runCli } from '../helpers/cli.js';
@@ -25,11 +26,19 @@ function answer(req: IncomingMessage, res: ServerResponse, raw: string): void {
   bodies.push(body);
   const lost = body.messages.findIndex((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && typeof m.reasoning_content !== 'string');
   if (lost >= 0) return refuse(res, lost);
-  const result = body.messages.find((m) => m.role === 'tool');
-  const message = result
-    ? { role: 'assistant', content: `done: ${String(result.content)}`, reasoning_content: 'Report it.' }
-    : { role: 'assistant', content: '', reasoning_content: THOUGHT, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] };
-  const finish = result ? 'stop' : 'tool_calls';
+  const results = body.messages.filter((m) => m.role === 'tool');
+  const both = JSON.stringify(body.messages[0]?.content).includes('both');
+  const calls = both
+    ? [
+        { id: 'call_slow', type: 'function', function: { name: 'slow', arguments: '{}' } },
+        { id: 'call_fast', type: 'function', function: { name: 'fast', arguments: '{}' } },
+      ]
+    : [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }];
+  const message =
+    results.length > 0
+      ? { role: 'assistant', content: `done: ${results.map((r) => String(r.content)).join(', ')}`, reasoning_content: 'Report it.' }
+      : { role: 'assistant', content: '', reasoning_content: THOUGHT, tool_calls: calls };
+  const finish = results.length > 0 ? 'stop' : 'tool_calls';
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
   if (!body.stream) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -80,4 +89,31 @@ describe('a thinking model with tools behind a Chat Completions gateway', () => 
       expect(followUp.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: 'sunny' });
     });
   }
+});
+
+describe('calls of one answer', () => {
+  it('run at the same time, and their results go back in the order of the calls', async () => {
+    const log = join(user.home, 'calls.log');
+    // slow starts first and ends last: its result must still come first. Each tool logs when it starts and ends.
+    const tool = (name: string, seconds: number) => ({
+      type: 'function',
+      function: { name, parameters: { type: 'object' } },
+      'x-command': `cat > /dev/null; echo "start ${name}" >> ${log}; sleep ${seconds}; echo "end ${name}" >> ${log}; printf '${name} result'`,
+    });
+    const tools = join(user.home, 'two-tools.json');
+    writeFileSync(tools, JSON.stringify([tool('slow', 1.5), tool('fast', 0.1)]));
+    const run = await runCli(['--base-url', base, '-m', 'deepseek-reasoner', '--api', 'chat', '--no-save', '--tools', tools, '--allow', '*', 'run both'], { env: user.env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('done: slow result, fast result\n');
+    // Concurrent: fast started and ended while slow was running.
+    const order = readFileSync(log, 'utf8').trim().split('\n');
+    expect([...order].sort()).toEqual(['end fast', 'end slow', 'start fast', 'start slow']);
+    expect(order.indexOf('end fast')).toBeLessThan(order.indexOf('end slow'));
+    expect(order.indexOf('start fast')).toBeLessThan(order.indexOf('end slow'));
+    const followUp = bodies[1]!.messages.filter((m) => m.role === 'tool');
+    expect(followUp.map((m) => [m.tool_call_id, m.content])).toEqual([
+      ['call_slow', 'slow result'],
+      ['call_fast', 'fast result'],
+    ]);
+  });
 });
