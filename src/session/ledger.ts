@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Api, ChatResult } from '../protocol/events.js';
 import type { CostSource } from '../protocol/cost.js';
 import { appendOwnRecord, ensurePrivateDir } from '../storage/own-files.js';
+import { storageError } from '../storage/storage-error.js';
 import { dataDir } from './paths.js';
 import type { TurnStatus } from './types.js';
 
@@ -82,7 +83,10 @@ export class UsageLedger {
     } catch (error) {
       if (this.#warned) return;
       this.#warned = true;
-      this.warn(`warning: could not add this request to the usage ledger ${path}: ${(error as Error).message} (turn it off: gatechat config set ledger false)`);
+      // A warning, not exit 2 as other storage faults are: the answer came back (and was paid for), and
+      // a script should not take it for a failure because the record of its cost could not be kept.
+      const cause = storageError(error, 'cannot write to', path).message;
+      this.warn(`warning: this request is not in the usage ledger: ${cause} (turn the ledger off: gatechat config set ledger false)`);
     }
   }
 }

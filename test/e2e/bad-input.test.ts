@@ -107,7 +107,7 @@ describe('a data dir that cannot be written', () => {
       expect(unsaved.code, unsaved.stderr).toBe(0);
       expect(unsaved.stdout).toBe('hi\n');
       // The answer is not saved; only the usage ledger, which --no-save keeps, says once that it cannot be written.
-      expect(unsaved.stderr).toMatch(/^(?:gatechat: warning: could not add this request to the usage ledger [^\n]*\n)?$/);
+      expect(unsaved.stderr).toMatch(/^(?:gatechat: warning: this request is not in the usage ledger: [^\n]*\n)?$/);
       expect(ctx.gateway.requests).toHaveLength(1);
       // save: false in the config is the same as --no-save
       expect((await runCli(['config', 'set', 'save', 'false'], { env })).code).toBe(0);

@@ -44,6 +44,16 @@ describe('usage ledger', () => {
     expect(record).toMatchObject({ model: 'fail-500-noretry', status: 'error', in: null, out: null, cost: null, cost_source: null });
   });
 
+  it('a ledger that cannot be written (a directory in its place) is one warning line naming it and why; the answer stands', async () => {
+    mkdirSync(ledger(), { recursive: true });
+    const result = await runCli(['--base-url', ctx.base, '-m', 'echo', '--no-save', 'hi'], { env: ctx.user.env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('hi\n');
+    expect(result.stderr).toBe(
+      `gatechat: warning: this request is not in the usage ledger: cannot write to ${ledger()}: it is a directory (EISDIR) (turn the ledger off: gatechat config set ledger false)\n`,
+    );
+  });
+
   it('config ledger false writes nothing', async () => {
     mkdirSync(ctx.user.configDir, { recursive: true });
     writeFileSync(join(ctx.user.configDir, 'config.json'), JSON.stringify({ ledger: false }));
