@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Api, ChatResult } from '../protocol/events.js';
 import type { CostSource } from '../protocol/cost.js';
-import { appendOwnRecord, ensurePrivateDir } from '../storage/own-files.js';
+import { appendOwnRecord, ensurePrivateDir, OwnLogAppender } from '../storage/own-files.js';
 import { storageError } from '../storage/storage-error.js';
 import { dataDir } from './paths.js';
 import type { TurnStatus } from './types.js';
@@ -68,18 +68,29 @@ export function ledgerLine(result: ChatResult, status: TurnStatus, requested: st
 /** Appends requests to the ledger; a ledger that cannot be written is a warning, never a failed answer. */
 export class UsageLedger {
   #warned = false;
+  /** A batch's many records go through one descriptor (see keepOpen); null: opened per record. */
+  readonly #appender: OwnLogAppender | null;
 
   constructor(
     private readonly tags: LedgerTags,
     private readonly warn: (line: string) => void,
     private readonly dir = dataDir(),
-  ) {}
+    /** Many records in one run (batch): keep the file open until close(), rather than open it per record. */
+    options: { keepOpen?: boolean } = {},
+  ) {
+    this.#appender = options.keepOpen ? new OwnLogAppender(ledgerPath(dir), dir) : null;
+  }
 
   record(result: ChatResult, status: TurnStatus, requested: string): void {
     const path = ledgerPath(this.dir);
     try {
-      ensurePrivateDir(this.dir);
-      appendOwnRecord(path, JSON.stringify(ledgerLine(result, status, requested, this.tags)), { create: true });
+      const line = JSON.stringify(ledgerLine(result, status, requested, this.tags));
+      if (this.#appender) {
+        this.#appender.append(line);
+      } else {
+        ensurePrivateDir(this.dir);
+        appendOwnRecord(path, line, { create: true });
+      }
     } catch (error) {
       if (this.#warned) return;
       this.#warned = true;
@@ -88,5 +99,9 @@ export class UsageLedger {
       const cause = storageError(error, 'cannot write to', path).message;
       this.warn(`warning: this request is not in the usage ledger: ${cause} (turn the ledger off: gatechat config set ledger false)`);
     }
+  }
+
+  close(): void {
+    this.#appender?.close();
   }
 }

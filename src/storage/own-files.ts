@@ -103,19 +103,73 @@ export function readOwnFileIfExists(path: string): string | null {
 export function appendOwnRecord(path: string, line: string, options: { create?: boolean; durable?: boolean } = {}): void {
   const fd = openOwnFile(path, options.create ? 'append-or-create' : 'append');
   try {
-    const { size, mode } = fstatSync(fd);
-    // Just created (the umask may have taken bits off 0600, e.g. 0o277 leaves 0400): ours to set.
-    if (options.create && size === 0 && (mode & 0o777) !== PRIVATE_FILE_MODE && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
-    let prefix = '';
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) prefix = '\n';
-    }
-    writeRecord(fd, Buffer.from(`${prefix}${line.endsWith('\n') ? line : `${line}\n`}`), path);
-    if (options.durable) fsyncSync(fd);
+    appendToDescriptor(fd, fstatSync(fd), path, line, options);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** appendOwnRecord()'s write, on a descriptor opened by openOwnFile() for appending and just fstat'ed. */
+function appendToDescriptor(fd: number, stat: { size: number; mode: number }, path: string, line: string, options: { create?: boolean; durable?: boolean }): void {
+  const { size, mode } = stat;
+  // Just created (the umask may have taken bits off 0600, e.g. 0o277 leaves 0400): ours to set.
+  if (options.create && size === 0 && (mode & 0o777) !== PRIVATE_FILE_MODE && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
+  let prefix = '';
+  if (size > 0) {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) prefix = '\n';
+  }
+  writeRecord(fd, Buffer.from(`${prefix}${line.endsWith('\n') ? line : `${line}\n`}`), path);
+  if (options.durable) fsyncSync(fd);
+}
+
+/**
+ * appendOwnRecord() for a log that takes many records in one run (a batch's ledger): the directory is
+ * made and the file opened once, not per record — the same one write() per record on an O_APPEND
+ * descriptor, the same fresh line after a torn one. A file removed meanwhile (no links left) is
+ * opened again (created), so records never go to a file nobody can read; a failed append lets the
+ * descriptor go, and the next record starts from the open again.
+ */
+export class OwnLogAppender {
+  #fd: number | null = null;
+
+  constructor(
+    private readonly path: string,
+    private readonly dir: string,
+  ) {}
+
+  append(line: string): void {
+    try {
+      let fd = this.#fd ?? this.#open();
+      let stat = fstatSync(fd);
+      if (stat.nlink === 0) {
+        this.close();
+        fd = this.#open();
+        stat = fstatSync(fd);
+      }
+      appendToDescriptor(fd, stat, this.path, line, { create: true });
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.#fd === null) return;
+    const fd = this.#fd;
+    this.#fd = null;
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed already.
+    }
+  }
+
+  #open(): number {
+    ensurePrivateDir(this.dir);
+    this.#fd = openOwnFile(this.path, 'append-or-create');
+    return this.#fd;
   }
 }
 

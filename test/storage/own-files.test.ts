@@ -17,7 +17,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendOwnRecord, readOwnFile, tempNameFor, writeFileAtomic } from '../../src/storage/own-files.js';
+import { appendOwnRecord, OwnLogAppender, readOwnFile, tempNameFor, writeFileAtomic } from '../../src/storage/own-files.js';
 import { lockFile } from '../../src/storage/file-lock.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { saveModelIds, cachedModelIds } from '../../src/session/models-cache.js';
@@ -152,6 +152,43 @@ describe.runIf(posix)('no link followed in an own file\'s place', () => {
     expect(readFileSync(precious, 'utf8')).toBe('precious\n');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/input history not kept: .*input-history\.jsonl: it is a symbolic link/);
+  });
+});
+
+describe('OwnLogAppender: one descriptor for a batch\'s many ledger records', () => {
+  it('creates dir and file 0600, starts a fresh line after a torn one another writer left, and sees others\' records', () => {
+    const file = join(dir, 'data', 'usage.jsonl');
+    const log = new OwnLogAppender(file, join(dir, 'data'));
+    log.append('{"n":1}');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Another process appends meanwhile, and one dies mid-record.
+    appendOwnRecord(file, '{"n":2}\n');
+    writeFileSync(file, '{"torn', { flag: 'a' });
+    log.append('{"n":3}');
+    log.close();
+    expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"torn\n{"n":3}\n');
+  });
+
+  it('a file removed while held is created again: no record goes to a file nobody can read', () => {
+    const file = join(dir, 'usage.jsonl');
+    const log = new OwnLogAppender(file, dir);
+    log.append('{"n":1}');
+    rmSync(file);
+    log.append('{"n":2}');
+    log.close();
+    expect(readFileSync(file, 'utf8')).toBe('{"n":2}\n');
+  });
+
+  it.runIf(posix)('a link planted in place of a removed file is refused (ELOOP), and the victim untouched', () => {
+    const precious = victim();
+    const file = join(dir, 'usage.jsonl');
+    const log = new OwnLogAppender(file, dir);
+    log.append('{"n":1}');
+    rmSync(file);
+    symlinkSync(precious, file);
+    expect(() => log.append('{"n":2}')).toThrow(expect.objectContaining({ code: 'ELOOP' }));
+    log.close();
+    expect(readFileSync(precious, 'utf8')).toBe('precious\n');
   });
 });
 
