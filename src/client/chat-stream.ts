@@ -85,7 +85,7 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     if (cost !== null && kind !== 'html') yield { type: 'usage', input_tokens: null, output_tokens: null, cost };
     // A gateway may echo the request's credentials inside an error it sends with a 200; such
     // messages reach the terminal, --json and saved conversations, so they are redacted here.
-    const secrets = secretsOf(opts.conn);
+    const secrets = opts.conn.pool?.secretsOf(opts.conn) ?? secretsOf(opts.conn);
     const log = opts.log && ((line: string) => opts.log!(redactSecrets(line, secrets)));
     switch (kind) {
       case 'sse': {

@@ -20,6 +20,12 @@ export interface Route {
 export class Dispatchers {
   private readonly made = new Map<string, Dispatcher>();
   private direct: DirectClient | undefined;
+  /**
+   * A shared pool's routes by origin: a batch asks for the same one thousands of times, and reading
+   * the proxy variables from process.env on every request was a visible share of its CPU per prompt.
+   * The environment is the one the run started with.
+   */
+  private readonly routes = new Map<string, Route>();
 
   constructor(
     private readonly conn: Connection,
@@ -30,6 +36,19 @@ export class Dispatchers {
   ) {}
 
   async route(target: URL, streamedBody: boolean): Promise<Route> {
+    if (!this.pooled) return this.newRoute(target, streamedBody);
+    const key = `${target.protocol}//${target.host}`;
+    let route = this.routes.get(key);
+    if (!route) {
+      route = await this.newRoute(target, streamedBody);
+      // Bounded: redirects could name any number of hosts.
+      if (this.routes.size >= 64) this.routes.clear();
+      this.routes.set(key, route);
+    }
+    return route;
+  }
+
+  private async newRoute(target: URL, streamedBody: boolean): Promise<Route> {
     const proxy = proxyFor(target, this.conn.proxy, process.env);
     const direct = proxy === null && !this.pooled && !streamedBody;
     // node:http and its _http_* modules load before the flags change, so from Node's own code cache for
@@ -56,5 +75,6 @@ export class Dispatchers {
     this.direct?.destroyAll();
     for (const dispatcher of this.made.values()) dispatcher.destroy().catch(() => undefined);
     this.made.clear();
+    this.routes.clear();
   }
 }

@@ -63,8 +63,23 @@ export class ConnectionPool {
   /** Direct and proxied dispatchers, as a single request has them, kept for every request. */
   readonly dispatchers: Dispatchers;
 
+  #secrets: { conn: Connection; apiKey: string | undefined; headers: Record<string, string>; proxy: string | null | undefined; list: string[] } | null = null;
+
   constructor(conn: Connection) {
     this.dispatchers = new Dispatchers(conn, conn.timeouts.headersMs, true);
+  }
+
+  /**
+   * secretsOf(conn), worked out once for the pool's many requests (twice per request before: the key's
+   * escaped forms and the proxy variables from process.env, each time). Worked out again if the
+   * connection's key, headers or proxy were replaced; the environment is the one the run started with.
+   */
+  secretsOf(conn: Connection): string[] {
+    const known = this.#secrets;
+    if (known && known.conn === conn && known.apiKey === conn.apiKey && known.headers === conn.headers && known.proxy === conn.proxy) return known.list;
+    const list = secretsOf(conn);
+    this.#secrets = { conn, apiKey: conn.apiKey, headers: conn.headers, proxy: conn.proxy, list };
+    return list;
   }
 
   close(): void {
@@ -351,7 +366,7 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
 export async function sendRequest(req: HttpRequest): Promise<HttpResponse> {
   const { conn, signal, log } = req;
   if (signal?.aborted) throw new RequestAbortedError();
-  const secrets = secretsOf(conn);
+  const secrets = conn.pool?.secretsOf(conn) ?? secretsOf(conn);
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
   // Dedicated dispatchers unless the caller shares a pool: per-connection timeouts, and destroying
   // them lets the process exit at once.
