@@ -51,7 +51,7 @@ export interface BatchRunOptions {
    * Sends one line as its own one-turn conversation; never throws for gateway failures. A UsageError
    * (e.g. an attachment that cannot be read) makes the line invalid: nothing was sent for it.
    */
-  send(item: BatchItem, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void>;
+  send(item: BatchItem, signal: AbortSignal): AsyncGenerator<ChatEvent, TurnOutcome, void> | Promise<TurnOutcome>;
   /** Problems found while running that make a line unsendable (e.g. no model): recorded as invalid. */
   precheck?(item: BatchItem): string | null;
   /** Writes one record; awaited, so a slow reader of the output holds the batch back. */
@@ -130,7 +130,9 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       }
       let outcome: TurnOutcome;
       try {
-        outcome = await drain(options.send(item, signal));
+        const sent = options.send(item, signal);
+        // A promise: the caller drained the turn itself (no event generator level in between).
+        outcome = sent instanceof Promise ? await sent : await drain(sent);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         await record({ kind: 'invalid', line: item.line, id: item.id, message: error.message });
@@ -177,7 +179,7 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T |
   });
 }
 
-async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
+export async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
   while (true) {
     const step = await events.next();
     if (step.done) return step.value;

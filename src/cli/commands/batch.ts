@@ -14,7 +14,7 @@ import { openConfigStore } from '../../config/store.js';
 import type { ConfigFile } from '../../config/keys.js';
 import { checkBatchInput, parseBatchLines, readLines } from '../../session/batch-input.js';
 import { readResumeState, type ResumeState } from '../../session/batch-resume.js';
-import { runBatch } from '../../session/batch.js';
+import { drain, runBatch } from '../../session/batch.js';
 import { openAttachRoot } from '../../session/attach-root.js';
 import { RateLimiter } from '../../session/rate-limiter.js';
 import { openConversation } from '../../session/conversation.js';
@@ -231,7 +231,8 @@ async function runWithOutput(
       skip: resume.complete,
       concurrency: options.concurrency,
       precheck: (item) => lines.problemOf(item),
-      async *send(item, signal) {
+      // A promise of the outcome, not a generator of events: nobody looks at a batch line's events.
+      async send(item, signal) {
         const { settings, attachments, answerSchema } = await lines.prepare(item);
         const conversation = openConversation({
           conn,
@@ -241,6 +242,8 @@ async function runWithOutput(
           answerSchema,
           store,
           record: base.save,
+          // Without tools only the outcome matters; the tool loop reads the calls from the events.
+          quiet: !runner,
           pricesFor: (model) => (model === settings.model ? settings.prices : undefined) ?? pricesOf(model),
           ledger,
           budget,
@@ -252,8 +255,8 @@ async function runWithOutput(
             : undefined,
         });
         const first = conversation.send(item.prompt, signal, attachments);
-        if (!runner || !tools) return yield* first;
-        return yield* tools.runBatchTools(conversation, first, signal, { runner, flags: runTools?.flags ?? chat.toolLoop, warn: (line) => warn(`[${String(item.id)}] ${line}`) });
+        if (!runner || !tools) return drain(first);
+        return drain(tools.runBatchTools(conversation, first, signal, { runner, flags: runTools?.flags ?? chat.toolLoop, warn: (line) => warn(`[${String(item.id)}] ${line}`) }));
       },
       write: async (record) => {
         try {
