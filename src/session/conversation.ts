@@ -1,4 +1,4 @@
-import type { Api, Attachment, ChatEvent, RequestOptions, ToolDefinition } from '../protocol/events.js';
+import type { Api, Attachment, ChatEvent, ChatResult, RequestOptions, ToolDefinition } from '../protocol/events.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import { streamChat, type LearnedFacts, type StreamOutcome } from '../client/chat-stream.js';
 import { streamChatWithFallback, type FallbackOutcome } from '../client/fallback.js';
@@ -307,6 +307,38 @@ class GatewayConversation implements GatewayConversationApi {
   }
 
   /**
+   * After an exchange, for a turn and a compaction alike: how it ended, what the gateway taught (its
+   * token-limit field, a limit it required — kept for every later turn — and learned facts), which model
+   * answered (a fallback is named wherever the answer is: footer, --json, history, ledger), its cost (prices
+   * looked up only when the gateway put no figure on it: the models cache is a file), counted in the
+   * ledger and the budget.
+   */
+  private async settle(
+    { outcome, failure, streamError }: Pick<Exchanged, 'outcome' | 'failure' | 'streamError'>,
+    acc: ResultAccumulator,
+    signal: AbortSignal,
+    cid: string | null,
+  ): Promise<{ status: TurnStatus; error?: GatechatError; result: ChatResult }> {
+    const { settings } = this;
+    const { status, error } = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
+    if (outcome) {
+      this.maxTokensField = outcome.maxTokensField;
+      if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
+      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(answeredBy(outcome) ?? settings.model, outcome.learned);
+    }
+    const fellBackTo = outcome ? answeredBy(outcome) : null;
+    const prices = acc.gatewayCost === null ? this.deps.pricesFor?.(fellBackTo ?? settings.model) : undefined;
+    const result = acc.result({ api: settings.api, cid, outcome: status, prices });
+    if (fellBackTo !== null) {
+      result.model ??= fellBackTo;
+      result.fallback_from = (outcome as FallbackOutcome).fallbackFrom!;
+    }
+    this.deps.ledger?.record(result, status, fellBackTo ?? settings.model);
+    this.deps.budget?.charge(result.cost ?? null);
+    return { status, ...(error ? { error } : {}), result };
+  }
+
+  /**
    * Sends one request (to the fallbacks after it when it fails before its first byte) and yields its
    * events; a 400 saying the context was exceeded, before any answer, sends it once more fitted to the
    * window that taught (`refit`, SPEC §17). Never throws: how it ended comes back, a failure in `failure`.
@@ -401,23 +433,8 @@ class GatewayConversation implements GatewayConversationApi {
       },
       (event) => acc.add(event),
     );
-    const ending = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
-    const { status } = ending;
+    const { status, result, ...ending } = await this.settle({ outcome, failure, streamError }, acc, signal, this.cid);
     let { error } = ending;
-    if (outcome) {
-      this.maxTokensField = outcome.maxTokensField;
-      if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
-      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(answeredBy(outcome) ?? settings.model, outcome.learned);
-    }
-    const fellBackTo = outcome ? answeredBy(outcome) : null;
-    const prices = acc.gatewayCost === null ? this.deps.pricesFor?.(fellBackTo ?? settings.model) : undefined;
-    const result = acc.result({ api: settings.api, cid: this.cid, outcome: status, prices });
-    if (fellBackTo !== null) {
-      result.model ??= fellBackTo;
-      result.fallback_from = (outcome as FallbackOutcome).fallbackFrom!;
-    }
-    this.deps.ledger?.record(result, status, fellBackTo ?? settings.model);
-    this.deps.budget?.charge(result.cost ?? null);
     const timings = { firstTokenMs, totalMs: Date.now() - started };
     if (status === 'complete' && !error && result.text.trim() === '') {
       error = new GatechatError(
@@ -443,7 +460,7 @@ class GatewayConversation implements GatewayConversationApi {
           content: result.text,
           turns: end,
           ...(through !== undefined ? { through } : {}),
-          model: result.model ?? fellBackTo ?? settings.model,
+          model: result.model ?? settings.model,
           api: settings.api,
           usage: result.usage,
           cost: result.cost ?? null,
@@ -497,26 +514,8 @@ class GatewayConversation implements GatewayConversationApi {
     }, this.deps.answerSchema ? answerToolAsText : undefined);
     const { outcome, failure, streamError, firstTokenMs, fit } = sent;
 
-    const ending = classifyEnding(outcome, failure, streamError, signal, acc.hasText, settings.stream);
-    const { status } = ending;
+    const { status, result, ...ending } = await this.settle({ outcome, failure, streamError }, acc, signal, cid);
     let { error } = ending;
-    if (outcome) {
-      this.maxTokensField = outcome.maxTokensField;
-      // A gateway that required a token limit gets it on every later turn too.
-      if (outcome.maxTokens !== undefined) this.settings = { ...this.settings, maxTokens: outcome.maxTokens };
-      if (Object.keys(outcome.learned).length > 0) await this.deps.onLearned?.(answeredBy(outcome) ?? settings.model, outcome.learned);
-    }
-    // A fallback answered: it is named wherever the answer is (footer, --json, history, ledger), whatever the gateway said.
-    const fellBackTo = outcome ? answeredBy(outcome) : null;
-    // Prices are looked up only when the gateway put no figure on the answer (the models cache is a file).
-    const prices = acc.gatewayCost === null ? this.deps.pricesFor?.(fellBackTo ?? settings.model) : undefined;
-    const result = acc.result({ api: settings.api, cid, outcome: status, prices });
-    if (fellBackTo !== null) {
-      result.model ??= fellBackTo;
-      result.fallback_from = (outcome as FallbackOutcome).fallbackFrom!;
-    }
-    this.deps.ledger?.record(result, status, fellBackTo ?? settings.model);
-    this.deps.budget?.charge(result.cost ?? null);
     const timings = { firstTokenMs, totalMs: Date.now() - started };
     let data: unknown;
     if (this.deps.answerSchema && status === 'complete' && !error) {
