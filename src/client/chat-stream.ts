@@ -223,15 +223,12 @@ async function* decodeStream(
  */
 function pushCoalesced(pending: ChatEvent[], event: ChatEvent): void {
   const last = pending[pending.length - 1];
-  if (last !== undefined && last.type === event.type) {
-    if (event.type === 'text') {
-      pending[pending.length - 1] = { type: 'text', delta: (last as typeof event).delta + event.delta };
-      return;
-    }
-    if (event.type === 'reasoning' && event.block === undefined && (last as typeof event).block === undefined) {
-      pending[pending.length - 1] = { type: 'reasoning', delta: (last as typeof event).delta + event.delta };
-      return;
-    }
+  const mergeable = (e: ChatEvent | undefined): e is Extract<ChatEvent, { type: 'text' | 'reasoning' }> =>
+    e !== undefined && (e.type === 'text' || (e.type === 'reasoning' && e.block === undefined));
+  if (mergeable(last) && mergeable(event) && last.type === event.type) {
+    // The count keeps the chat's live token estimate right: a merged event is still several tokens.
+    pending[pending.length - 1] = { type: event.type, delta: last.delta + event.delta, pieces: (last.pieces ?? 1) + (event.pieces ?? 1) };
+    return;
   }
   pending.push(event);
 }

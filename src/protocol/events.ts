@@ -27,12 +27,13 @@ export interface ToolCall {
 }
 
 export type ChatEvent =
-  | { type: 'text'; delta: string }
+  /** `pieces`: how many of the gateway's deltas this one merges (absent: one); about one token each. */
+  | { type: 'text'; delta: string; pieces?: number }
   /**
    * `block`: on Messages, the whole `thinking` (with its signature) or `redacted_thinking` block, sent
    * once it closed (with an empty delta): a tool loop sends it back verbatim (SPEC §15).
    */
-  | { type: 'reasoning'; delta: string; block?: Record<string, unknown> }
+  | { type: 'reasoning'; delta: string; pieces?: number; block?: Record<string, unknown> }
   /** Emitted once per call, when it is complete (never per fragment). */
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   /** Latest known usage; later events overwrite earlier ones field by field (null fields never erase). */

@@ -59,15 +59,16 @@ describe('streamChat over Chat Completions SSE', () => {
     expect(sent).toMatchObject({ model: 'm1', stream: true, max_tokens: 100 });
   });
 
-  it('text deltas that arrive in one read go on as one event; a later read is never held back for them', async () => {
+  it('text deltas that arrive in one read go on as one event counting its pieces; a later read is never held back for them', async () => {
     const three = [' one', ' two', ' three'].map((t) => `data: ${chatChunk({ content: t })}\n\n`).join('');
     const thinking = ['a', 'b'].map((t) => `data: ${chatChunk({ reasoning_content: t })}\n\n`).join('');
     const s = await server(async (_q, res) => writeSse(res, [thinking + three, `data: ${chatChunk({ content: ' four' }, 'stop')}\n\ndata: [DONE]\n\n`]));
     const { events } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
     const deltas = events.filter((e) => e.type === 'text' || e.type === 'reasoning');
     expect(deltas).toEqual([
-      { type: 'reasoning', delta: 'ab' },
-      { type: 'text', delta: ' one two three' },
+      // `pieces`: the chat's status line counts deltas as tokens until usage arrives.
+      { type: 'reasoning', delta: 'ab', pieces: 2 },
+      { type: 'text', delta: ' one two three', pieces: 3 },
       { type: 'text', delta: ' four' },
     ]);
   });

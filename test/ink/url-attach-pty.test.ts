@@ -31,10 +31,15 @@ describeInTerminal('/attach URL in chat', () => {
     await s.waitForText('Ask anything');
     s.submit(`/attach ${origin}/gone`);
     await s.waitForText(`cannot attach ${origin}/gone: HTTP 404 Not Found`);
-    s.submit(`/attach ${origin}/story`);
+    // Typed as a person would: the command shown, Enter, the box empty again, then the message. Sent
+    // in one burst, both lines would arrive in one read, which is a paste: one two-line input.
+    s.type(`/attach ${origin}/story`);
+    await s.waitForText(`/attach ${origin}/story`);
+    s.keys('Enter');
+    await s.waitFor((now) => !now.includes('/story'), 'the /attach command to be taken');
     s.submit('what happened?');
-    const deadline = Date.now() + 8000;
-    while (ctx.gateway.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // On a timeout the screen is in the error: what the chat did with the message instead.
+    await s.waitFor(() => ctx.gateway.requests.length > 0, 'the message to be sent', 10_000);
     expect(ctx.gateway.requests).toHaveLength(1);
     const content = (ctx.gateway.requests[0]!.body as { messages: Array<{ content: string }> }).messages[0]!.content;
     expect(content).toContain('The article body that the model must see');

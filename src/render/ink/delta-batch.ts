@@ -26,11 +26,11 @@ export function addEvent(batch: DeltaBatch, event: ChatEvent): void {
   switch (event.type) {
     case 'text':
       batch.text += event.delta;
-      batch.deltas++;
+      batch.deltas += event.pieces ?? 1;
       return;
     case 'reasoning':
       batch.reasoning += event.delta;
-      batch.deltas++;
+      batch.deltas += event.pieces ?? 1;
       return;
     case 'tool_call':
       batch.toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
