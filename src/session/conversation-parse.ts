@@ -89,6 +89,7 @@ export function parseRecords(cid: string, text: string, firstLine = 1): { meta: 
 function parseLine(line: string): unknown {
   try {
     return JSON.parse(line) as unknown;
+    // Stryker disable next-line BlockStatement: an empty catch block also returns undefined
   } catch {
     return undefined;
   }
@@ -96,6 +97,7 @@ function parseLine(line: string): unknown {
 
 /** Records are written with `type` first, so a whole record after a fragment starts with RECORD_START. */
 function recoverGlued(line: string): unknown {
+  // Stryker disable next-line EqualityOperator: searched from 1, `at` is never 0 (>= 0 is the same test)
   for (let at = line.indexOf(RECORD_START, 1); at > 0; at = line.indexOf(RECORD_START, at + 1)) {
     const value = parseLine(line.slice(at));
     if (isObject(value)) return value;
@@ -140,24 +142,30 @@ function checkRecord(value: Record<string, unknown>, where: string, problems: st
 function checkUser(value: Record<string, unknown>, where: string, problems: string[]): UserRecord {
   const record = { ...value } as unknown as UserRecord;
   if (value.attachments !== undefined) {
-    const list = Array.isArray(value.attachments) ? value.attachments : [];
-    const good = list.filter(isStoredAttachment);
-    if (good.length !== list.length || !Array.isArray(value.attachments)) problems.push(`${where}: an attachment record is damaged (left out)`);
+    const list = value.attachments;
+    // A value that is not a list is damaged as a whole: nothing of it is kept, and it is said.
+    const good = Array.isArray(list) ? list.filter(isStoredAttachment) : [];
+    if (!Array.isArray(list) || good.length !== list.length) problems.push(`${where}: an attachment record is damaged (left out)`);
     if (good.length > 0) record.attachments = good;
     else delete record.attachments;
   }
   if (value.tool_results !== undefined) {
-    const list = Array.isArray(value.tool_results) ? value.tool_results : [];
-    const good = list.filter(
-      (r): r is NonNullable<UserRecord['tool_results']>[number] =>
-        isObject(r) && typeof r.id === 'string' && typeof r.name === 'string' && typeof r.ok === 'boolean' && typeof r.text === 'string',
-    );
-    if (good.length !== list.length) problems.push(`${where}: a tool result is damaged (left out)`);
+    const list = value.tool_results;
+    const good = Array.isArray(list)
+      ? list.filter(
+          (r): r is NonNullable<UserRecord['tool_results']>[number] =>
+            isObject(r) && typeof r.id === 'string' && typeof r.name === 'string' && typeof r.ok === 'boolean' && typeof r.text === 'string',
+        )
+      : [];
+    if (!Array.isArray(list) || good.length !== list.length) problems.push(`${where}: a tool result is damaged (left out)`);
     if (good.length > 0) record.tool_results = good;
     else delete record.tool_results;
   }
+  // Stryker disable next-line ConditionalExpression: deleting a field that is absent changes nothing (the `!== undefined` half)
   if (value.retry !== undefined && value.retry !== true) delete record.retry;
+  // Stryker disable next-line ConditionalExpression: deleting a field that is absent changes nothing (the `!== undefined` half)
   if (value.supersedes !== undefined && typeof value.supersedes !== 'string') delete record.supersedes;
+  // Stryker disable next-line ConditionalExpression: deleting a field that is absent changes nothing (the `!== undefined` half)
   if (value.keep !== undefined && value.keep !== true) delete record.keep;
   if (value.settings !== undefined && !isObject(value.settings)) {
     problems.push(`${where}: "settings" is not an object`);
@@ -176,6 +184,7 @@ function checkAssistant(value: Record<string, unknown>, where: string, problems:
     return fallback;
   };
   const nullableString = (v: unknown) => v === null || typeof v === 'string';
+  // Stryker disable next-line ConditionalExpression: null falls back to null anyway; Number.isFinite is false for every non-number
   const nullableCount = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
   const usage = field<Record<string, unknown>>('usage', isObject, {});
   const timings = field<Record<string, unknown>>('timings', isObject, {});
@@ -220,6 +229,7 @@ function checkSummary(value: Record<string, unknown>, where: string, problems: s
     return null;
   }
   const usage = isObject(value.usage) ? value.usage : {};
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number
   const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   return {
     type: 'summary',
@@ -263,5 +273,6 @@ function plural(n: number, word: string): string {
 
 /** A saved `cost` as SPEC §16 writes it; anything else reads back as unknown. */
 function isCost(value: unknown): value is { usd: number; source: 'gateway' | 'prices' } {
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number
   return isObject(value) && typeof value.usd === 'number' && Number.isFinite(value.usd) && (value.source === 'gateway' || value.source === 'prices');
 }

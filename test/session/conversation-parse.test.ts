@@ -160,8 +160,10 @@ describe('prompt records', () => {
       expect(parsed.problems, JSON.stringify(bad)).toEqual(['line 2: a tool result is damaged (left out)']);
       expect((parsed.records[0] as { tool_results: unknown }).tool_results).toEqual([good]);
     }
+    // Not a list at all is damage too, named like a damaged attachment list.
     const none = one({ tool_results: 'x' });
     expect(none.records[0]).not.toHaveProperty('tool_results');
+    expect(none.problems).toEqual(['line 2: a tool result is damaged (left out)']);
     expect(one({ tool_results: [] }).problems).toEqual([]);
   });
 
