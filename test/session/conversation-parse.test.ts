@@ -183,7 +183,7 @@ describe('prompt records', () => {
 
 describe('answer records', () => {
   const one = (record: Record<string, unknown>) => parseConversation('c1', file(meta, user, { ...answer, ...record }));
-  const read = (record: Record<string, unknown>) => one(record).records[1] as Record<string, unknown>;
+  const read = (record: Record<string, unknown>) => one(record).records[1] as unknown as Record<string, unknown>;
 
   it('a whole answer reads back unchanged and without problems', () => {
     expect(one({}).problems).toEqual([]);
