@@ -1,0 +1,64 @@
+import { IncomingMessage } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Dispatchers } from '../../src/transport/dispatchers.js';
+import { connection, useLoopbackServers } from './loopback.js';
+
+const loopback = useLoopbackServers();
+const made: Dispatchers[] = [];
+afterEach(() => made.splice(0).forEach((d) => d.destroy()));
+
+async function serverWithPorts(): Promise<{ url: URL; ports: number[] }> {
+  const ports: number[] = [];
+  const s = await loopback((req, res) => {
+    ports.push(req.socket.remotePort ?? -1);
+    res.end('ok');
+  });
+  return { url: new URL(s.url), ports };
+}
+
+async function fetchText(d: Dispatchers, url: URL, streamedBody = false): Promise<{ body: unknown; text: string; proxy: string | null }> {
+  const route = await d.route(url, streamedBody);
+  const res = await route.send(url, { method: 'GET', headers: {} });
+  let text = '';
+  for await (const chunk of res.body as AsyncIterable<Buffer>) text += chunk.toString();
+  return { body: res.body, text, proxy: route.proxy };
+}
+
+describe('Dispatchers.route', () => {
+  it('sends a single direct request through node:http', async () => {
+    const { url } = await serverWithPorts();
+    const d = new Dispatchers(connection(url.href, { proxy: null }), 5000);
+    made.push(d);
+    const got = await fetchText(d, url);
+    expect(got).toMatchObject({ text: 'ok', proxy: null });
+    expect(got.body).toBeInstanceOf(IncomingMessage);
+  });
+
+  it('sends a streamed body and a pooled caller through undici', async () => {
+    const { url } = await serverWithPorts();
+    const single = new Dispatchers(connection(url.href, { proxy: null }), 5000);
+    const pooled = new Dispatchers(connection(url.href, { proxy: null }), 5000, true);
+    made.push(single, pooled);
+    expect((await fetchText(single, url, true)).body).not.toBeInstanceOf(IncomingMessage);
+    expect((await fetchText(pooled, url)).body).not.toBeInstanceOf(IncomingMessage);
+  });
+
+  it('a pooled caller reuses one keep-alive connection across routes', async () => {
+    const { url, ports } = await serverWithPorts();
+    const pooled = new Dispatchers(connection(url.href, { proxy: null }), 5000, true);
+    made.push(pooled);
+    for (let i = 0; i < 8; i++) await fetchText(pooled, url);
+    // undici may open a second connection while the first is being released (as in pool-gate.test.ts).
+    expect(ports).toHaveLength(8);
+    expect(new Set(ports).size).toBeLessThanOrEqual(3);
+  });
+
+  it('a proxy route says which proxy it goes through', async () => {
+    const { url } = await serverWithPorts();
+    const proxy = 'http://127.0.0.1:9/';
+    const d = new Dispatchers(connection(url.href, { proxy }), 5000);
+    made.push(d);
+    const route = await d.route(new URL('http://example.invalid/v1'), false);
+    expect(route.proxy).toBe(proxy);
+  });
+});
