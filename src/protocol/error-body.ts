@@ -52,13 +52,8 @@ function upstreamRaw(metadata: unknown): string | null {
   const raw = metadata.raw;
   if (isRecord(raw)) return readEnvelope(raw)?.message ?? null;
   const text = nonEmptyString(raw);
-  if (text === null) return null;
-  const parsed = tryParseJson(text);
-  if (parsed.ok && isRecord(parsed.value)) {
-    const inner = readEnvelope(parsed.value);
-    if (inner !== null && inner.message !== '') return inner.message;
-  }
-  return innermost(text);
+  // A JSON error body as a string is read by innermost() like any JSON inside a message.
+  return text === null ? null : innermost(text);
 }
 
 /**
@@ -124,7 +119,7 @@ function innerText(html: string): string {
 }
 
 function looksLikeHtml(body: string, contentType: string | undefined): boolean {
-  if (contentType !== undefined && /html/i.test(contentType)) return true;
+  if (/html/i.test(contentType ?? '')) return true;
   return /^\s*<(!doctype\s+html|html|head|body|title|h[1-6])\b/i.test(body);
 }
 
