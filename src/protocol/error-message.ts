@@ -41,6 +41,7 @@ export interface EmbeddedJson {
 function balancedEnd(text: string, start: number): number | null {
   let depth = 0;
   let inString = false;
+  // Stryker disable next-line EqualityOperator: equivalent — text[text.length] is undefined and matches no branch
   for (let i = start; i < text.length; i++) {
     const ch = text[i];
     if (inString) {
@@ -55,8 +56,10 @@ function balancedEnd(text: string, start: number): number | null {
 
 /** The first JSON object inside a message string, if there is one that parses. */
 export function embeddedJson(text: string): EmbeddedJson | null {
+  // Stryker disable next-line StringLiteral: equivalent — starting anywhere but at a brace, a slice that parses is only white space before the same object (its `before` trimmed alike)
   for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
     const end = balancedEnd(text, start);
+    // Unclosed: give up rather than rescan the rest for each later brace (quadratic on a hostile message).
     if (end === null) return null;
     try {
       return { before: text.slice(0, start).trim(), value: JSON.parse(text.slice(start, end)) as unknown };
@@ -69,6 +72,7 @@ export function embeddedJson(text: string): EmbeddedJson | null {
 
 /** One line of at most `max` characters. */
 export function singleLine(text: string, max: number): string {
+  // Stryker disable next-line Regex: equivalent — \s* on either side already takes in a run of line breaks
   const line = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
