@@ -42,7 +42,7 @@ describe('--verbose lines', () => {
 
   it('an error body is shown with secrets masked; an empty one gets no line', async () => {
     const conn = connection('', { retries: 0 });
-    const s = await server((q, res) => (q.url === '/v1/empty' ? res.writeHead(500).end() : json(res, 400, { error: { message: `bad key ${conn.apiKey}` } })));
+    const s = await server((q, res) => (q.url === '/v1/empty' ? void res.writeHead(500).end() : json(res, 400, { error: { message: `bad key ${conn.apiKey}` } })));
     conn.baseUrl = s.url;
     const lines: string[] = [];
     await failure(sendRequest({ conn, method: 'GET', path: '/x', log: (l) => lines.push(l) }));
@@ -91,8 +91,8 @@ describe('responses', () => {
 
   it('a cross-origin redirect without --verbose still drops the key; each new origin is said once', async () => {
     const last = await server((_q, res) => json(res, 200, { ok: true }));
-    const middle = await server((_q, res) => res.writeHead(307, { location: `${last.url}/end` }).end());
-    const first = await server((_q, res) => res.writeHead(307, { location: `${middle.url}/hop` }).end());
+    const middle = await server((_q, res) => void res.writeHead(307, { location: `${last.url}/end` }).end());
+    const first = await server((_q, res) => void res.writeHead(307, { location: `${middle.url}/hop` }).end());
     expect(await (await sendRequest({ conn: connection(first.url), method: 'GET', path: '/start' })).text()).toBe('{"ok":true}');
     expect(last.requests[0]!.headers.authorization).toBeUndefined();
     const lines: string[] = [];
@@ -101,7 +101,7 @@ describe('responses', () => {
   });
 
   it('a redirect to https is followed (and fails as a connection), not refused as unsupported', async () => {
-    const s = await server((_q, res) => res.writeHead(302, { location: `https://127.0.0.1:${new URL(s.url).port}/v1/tls` }).end());
+    const s = await server((_q, res) => void res.writeHead(302, { location: `https://127.0.0.1:${new URL(s.url).port}/v1/tls` }).end());
     const error = await failure(sendRequest({ conn: connection(s.url, { retries: 0 }), method: 'GET', path: '/x' }));
     expect(error.message).not.toContain('unsupported address');
     expect(error.exitCode).toBe(7);
