@@ -110,7 +110,7 @@ describe('responses', () => {
 
 describe('a shared pool', () => {
   it('--no-stream waits for the whole answer past the streaming headers limit; a streamed request does not', async () => {
-    const s = await server((_q, res) => setTimeout(() => json(res, 200, { late: true }), 2500));
+    const s = await server((_q, res) => void setTimeout(() => json(res, 200, { late: true }), 2500));
     // undici checks its timers about once a second: the answer comes well after the 300 ms limit.
     const conn = connection(s.url, { retries: 0, timeouts: { connectMs: 2000, headersMs: 300, idleMs: 5000 } });
     const pool = new ConnectionPool(conn);
