@@ -62,3 +62,35 @@ describe('Dispatchers.route', () => {
     expect(route.proxy).toBe(proxy);
   });
 });
+
+describe('Dispatchers.route on a pool: one route per origin, at most 64 kept', () => {
+  const pooled = () => {
+    const d = new Dispatchers(connection('http://127.0.0.1:9/v1', { proxy: null }), 5000, true);
+    made.push(d);
+    return d;
+  };
+  const host = (n: number) => new URL(`http://127.0.0.${1 + (n % 200)}:${9000 + n}/v1`);
+
+  it('the same origin gets the same route; another origin its own, and the first is still kept', async () => {
+    const d = pooled();
+    const a = await d.route(host(0), false);
+    const b = await d.route(host(1), false);
+    expect(b).not.toBe(a);
+    expect(await d.route(host(0), false)).toBe(a);
+  });
+
+  it('a 65th origin starts the list again (redirects could name any number of hosts)', async () => {
+    const d = pooled();
+    const first = await d.route(host(0), false);
+    for (let n = 1; n < 64; n++) await d.route(host(n), false);
+    expect(await d.route(host(0), false)).toBe(first);
+    await d.route(host(64), false);
+    expect(await d.route(host(0), false)).not.toBe(first);
+  });
+
+  it('without a pool every request gets a route of its own', async () => {
+    const d = new Dispatchers(connection('http://127.0.0.1:9/v1', { proxy: null }), 5000);
+    made.push(d);
+    expect(await d.route(host(0), false)).not.toBe(await d.route(host(0), false));
+  });
+});
