@@ -127,3 +127,33 @@ describe('AttemptGate', () => {
     expect(events).toEqual(['enter', { kind: 'failed' }, 'enter', { kind: 'failed' }]);
   });
 });
+
+describe('ConnectionPool secrets', () => {
+  it('masks the key and -H secrets of the connection in hand, also after they were replaced on the same connection', async () => {
+    // The gateway echoes whatever credentials it was sent, as a confused proxy or gateway might.
+    const s = await server((req, res) => json(res, 401, { error: { message: `bad credentials ${req.headers.authorization ?? ''} ${req.headers['x-api-token'] ?? ''}` } }));
+    const conn = connection(s.url, { retries: 0, apiKey: 'sk-first-aaaa1111' });
+    const pool = new ConnectionPool(conn);
+    conn.pool = pool;
+    const message = async (): Promise<string> => {
+      const error = await sendRequest({ conn, method: 'GET', path: '/models' }).then(
+        () => new Error('no error'),
+        (e: unknown) => e as Error,
+      );
+      return error.message;
+    };
+    try {
+      expect(await message()).not.toContain('sk-first-aaaa1111');
+      conn.apiKey = 'sk-second-bbbb2222';
+      const second = await message();
+      expect(second).toContain('bad credentials');
+      expect(second).not.toContain('sk-second-bbbb2222');
+      conn.headers = { 'X-Api-Token': 'tok-third-cccc3333' };
+      const third = await message();
+      expect(third).toContain('bad credentials');
+      expect(third).not.toContain('tok-third-cccc3333');
+    } finally {
+      pool.close();
+    }
+  });
+});
