@@ -94,3 +94,30 @@ describe('Dispatchers.route on a pool: one route per origin, at most 64 kept', (
     expect(await d.route(host(0), false)).not.toBe(await d.route(host(0), false));
   });
 });
+
+describe('Dispatchers: destroy and proxies', () => {
+  it('destroy forgets a pool\'s routes', async () => {
+    const pooled = new Dispatchers(connection('http://127.0.0.1:9/v1', { proxy: null }), 5000, true);
+    made.push(pooled);
+    const first = await pooled.route(new URL('http://a0.example/'), false);
+    pooled.destroy();
+    expect(await pooled.route(new URL('http://a0.example/'), false)).not.toBe(first);
+  });
+
+  it('requests through one proxy share its connection; the route sends the whole URL to it', async () => {
+    const ports: number[] = [];
+    const proxy = await loopback((req, res) => {
+      ports.push(req.socket.remotePort ?? -1);
+      res.end(req.url);
+    });
+    const d = new Dispatchers(connection('http://gw.example/v1', { proxy: proxy.origin }), 5000);
+    made.push(d);
+    for (const path of ['/v1/a', '/v1/b', '/v1/c', '/v1/d', '/v1/e', '/v1/f']) {
+      const url = new URL(`http://gw.example${path}`);
+      expect(await fetchText(d, url)).toMatchObject({ text: url.href, proxy: proxy.origin });
+    }
+    // One ProxyAgent for all (undici may open a second connection while the first is being released).
+    expect(ports).toHaveLength(6);
+    expect(new Set(ports).size).toBeLessThanOrEqual(3);
+  });
+});
