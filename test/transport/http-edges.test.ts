@@ -153,3 +153,36 @@ describe('a pool and --no-stream', () => {
     }
   });
 });
+
+describe('error bodies and retries', () => {
+  it('an error body that stalls still reports the status; an abort while reading it is an abort, not the status', async () => {
+    const s = await server((_q, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.write('{"error":');
+    });
+    const conn = connection(s.url, { retries: 0, timeouts: { connectMs: 2_000, headersMs: 2_000, idleMs: 200 } });
+    const error = await failure(sendRequest({ conn, method: 'GET', path: '/models' }));
+    expect(error.message).toMatch(/^gateway error: HTTP 500/);
+
+    const controller = new AbortController();
+    const patient = connection(s.url, { retries: 0 });
+    const pending = failure(sendRequest({ conn: patient, method: 'GET', path: '/models', signal: controller.signal }));
+    await sleep(150);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(RequestAbortedError);
+  });
+
+  it('a gate that claims a plain failure does not requeue it: the retries are spent', async () => {
+    const s = await server((_q, res) => json(res, 500, { error: { message: 'oops' } }, { 'x-should-retry': 'true' }));
+    const greedy: AttemptGate = { enter: async () => ({ leave: () => true }) };
+    await failure(sendRequest({ conn: connection(s.url, { gate: greedy, retries: 1 }), method: 'GET', path: '/models' }));
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('a network failure is retried with its own message as the reason', async () => {
+    const port = await closedPort();
+    const reasons: string[] = [];
+    await failure(sendRequest({ conn: connection(`http://127.0.0.1:${port}/v1`, { retries: 1 }), method: 'GET', path: '/models', onRetry: (i) => reasons.push(i.reason) }));
+    expect(reasons).toEqual([`cannot connect to 127.0.0.1:${port}: connection refused`]);
+  });
+});
