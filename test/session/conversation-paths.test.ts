@@ -10,6 +10,7 @@ import { answerToolAsText, openConversation, reportedError, type ConversationDep
 import { conversationDeps } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { Budget } from '../../src/session/budget.js';
+import type { ServerStreamError } from '../../src/transport/errors.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 
@@ -221,13 +222,13 @@ describe('answerToolAsText (--schema on Messages)', () => {
 
 describe('reportedError', () => {
   it('says where, the code when there is one, the message and the status', () => {
-    const e = reportedError({ type: 'error', message: 'overloaded', code: 'busy', status: 529 } as ChatEvent, true);
+    const e = <ServerStreamError>reportedError({ type: 'error', message: 'overloaded', code: 'busy', status: 529 } as ChatEvent, true);
     expect(e.message).toBe('the gateway reported an error inside the stream (busy): overloaded');
     expect(e.status).toBe(529);
-    const plain = reportedError({ type: 'error', message: 'bad', code: null, status: null } as unknown as ChatEvent, false);
+    const plain = <ServerStreamError>reportedError({ type: 'error', message: 'bad', code: null, status: null } as unknown as ChatEvent, false);
     expect(plain.message).toBe('the gateway reported an error in its answer: bad');
     expect(plain.status).toBeNull();
-    const none = reportedError(undefined, true);
+    const none = <ServerStreamError>reportedError(undefined, true);
     expect(none.message).toBe('the gateway reported an error inside the stream: no message');
     expect(none.status).toBeNull();
     expect(reportedError({ type: 'text', delta: 'x' } as ChatEvent, false).message).toBe('the gateway reported an error in its answer: no message');
