@@ -171,12 +171,12 @@ describe('a budget already reached (SPEC §16)', () => {
   it('a compaction sends nothing and changes nothing', async () => {
     const budget = new Budget({ maxCost: 0 });
     const conversation = resumed('echo', 3, { budget });
-    const outcome = await drain(conversation.compact('', signal()));
+    const outcome = await drain(conversation.compact!('', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/^budget reached/);
     expect(outcome.timings).toEqual({ firstTokenMs: null, totalMs: 0 });
     expect(bodies()).toHaveLength(0);
-    expect(conversation.currentSummary()).toBeNull();
+    expect(conversation.currentSummary!()).toBeNull();
   });
 });
 
