@@ -9,6 +9,7 @@ import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
 import { answerToolAsText, openConversation, reportedError, type ConversationDeps, type GatewayConversationApi } from '../../src/session/conversation.js';
 import { conversationDeps } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
+import { ExitCode } from '../../src/exit-codes.js';
 import { Budget } from '../../src/session/budget.js';
 import type { ServerStreamError } from '../../src/transport/errors.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
@@ -233,5 +234,100 @@ describe('reportedError', () => {
     expect(none.status).toBeNull();
     expect(reportedError({ type: 'text', delta: 'x' } as ChatEvent, false).message).toBe('the gateway reported an error in its answer: no message');
     expect(reportedError({ type: 'error', message: 'm' } as unknown as ChatEvent, false).message).toBe('the gateway reported an error in its answer: m');
+  });
+});
+
+describe('compaction edges', () => {
+  const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
+
+  it('an answer that asks for a tool instead of summarising compacts nothing: an error naming the model, nothing written', async () => {
+    const conversation = resumed('tool', 2, { tools });
+    const before = store.records(conversation.cid!).length;
+    const outcome = await drain(conversation.compact!('', signal()));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.message).toBe('tool answered without a summary (it asked for a tool instead); nothing was compacted');
+    expect(outcome.error?.hint).toBe('try again, or with another model: /model, or -m');
+    expect(outcome.error?.exitCode).toBe(ExitCode.server);
+    expect(outcome.compaction).toBeUndefined();
+    expect(conversation.currentSummary!()).toBeNull();
+    expect(store.records(conversation.cid!)).toHaveLength(before);
+  });
+
+  it('the user\'s instructions are saved trimmed; a conversation not recorded takes the summary without writing it', async () => {
+    const conversation = resumed('echo', 2);
+    const outcome = await drain(conversation.compact!('  keep the numbers  ', signal()));
+    expect(outcome.status).toBe('complete');
+    const summary = store.records(conversation.cid!).find((r) => r.type === 'summary') as { instructions?: string } | undefined;
+    expect(summary?.instructions).toBe('keep the numbers');
+
+    const unrecorded = resumed('echo', 2, { record: false });
+    const before = store.records(unrecorded.cid!).length;
+    const done = await drain(unrecorded.compact!('', signal()));
+    expect(done.status).toBe('complete');
+    expect(done.compaction?.turns).toBe(2);
+    expect(unrecorded.currentSummary!()).toEqual({ text: done.result.text, covered: 2 });
+    expect(store.records(unrecorded.cid!)).toHaveLength(before);
+  });
+});
+
+describe('settings, clear, tools, retry', () => {
+  it('a new conversation records its settings, nulls for what is unset; a changed setting is recorded with the next prompt only', async () => {
+    const conversation = open('echo');
+    await drain(conversation.send('one', signal()));
+    expect(store.load(conversation.cid!).settings).toEqual({ model: 'echo', api: 'chat', system: null, temperature: null, max_tokens: null, options: null, tools: null });
+    conversation.update({ temperature: 0.5, system: 'Be terse.' });
+    await drain(conversation.send('two', signal()));
+    await drain(conversation.send('three', signal()));
+    const withSettings = store.records(conversation.cid!).filter((r) => (r as { settings?: unknown }).settings !== undefined);
+    expect(withSettings).toHaveLength(1);
+    expect(store.load(conversation.cid!).settings).toEqual({ model: 'echo', api: 'chat', system: 'Be terse.', temperature: 0.5, max_tokens: null, options: null, tools: null });
+  });
+
+  it('clear starts a new conversation: no turns, no id, the next prompt alone in a new file', async () => {
+    const conversation = open('echo', { title: 'first' });
+    await drain(conversation.send('one', signal()));
+    const first = conversation.cid;
+    conversation.clear();
+    expect(conversation.turns).toEqual([]);
+    expect(conversation.cid).toBeNull();
+    await drain(conversation.send('two', signal()));
+    expect(conversation.cid).not.toBe(first);
+    expect(bodies().at(-1)!.messages).toEqual([{ role: 'user', content: 'two' }]);
+    expect(store.list().find((c) => c.cid === conversation.cid)?.title ?? null).not.toBe('first');
+  });
+
+  it('the run\'s tools are offered after the configured ones', () => {
+    const own = { type: 'function' as const, function: { name: 'own' } };
+    const run = { type: 'function' as const, function: { name: 'run' } };
+    const conversation = open('echo', { tools: [own] });
+    expect(conversation.request('x').tools).toEqual([own]);
+    conversation.offerRunTools([run]);
+    expect(conversation.request('x').tools).toEqual([own, run]);
+    expect(open('echo').request('x').tools).toBeUndefined();
+    const bare = open('echo');
+    bare.offerRunTools([run]);
+    expect(bare.request('x').tools).toEqual([run]);
+  });
+
+  it('nothing to retry: null; /retry keep records the new ask beside the old one', async () => {
+    const conversation = open('echo');
+    expect(conversation.retry(signal())).toBeNull();
+    await drain(conversation.send('one', signal()));
+    await drain(conversation.retry(signal(), { keep: true })!);
+    const [turn] = store.load(conversation.cid!).turns;
+    expect(store.load(conversation.cid!).turns).toHaveLength(1);
+    expect(turn!.alternatives).toHaveLength(1);
+    await drain(conversation.retry(signal())!);
+    expect(store.load(conversation.cid!).turns[0]!.alternatives).toHaveLength(1);
+  });
+
+  it('a saved prompt whose answer never got written comes back as an interrupted turn with no text', async () => {
+    const cid = store.create({ model: 'echo', api: 'chat', system: null });
+    store.appendUser(cid, 'lost');
+    const conversation = open('echo', { resume: store.load(cid) });
+    expect(conversation.turns).toHaveLength(1);
+    expect(conversation.turns[0]!.status).toBe('interrupted');
+    expect(conversation.turns[0]!.result.text).toBe('');
+    expect(conversation.turns[0]!.result.cid).toBe(cid);
   });
 });
