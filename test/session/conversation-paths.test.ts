@@ -10,6 +10,7 @@ import { answerToolAsText, openConversation, reportedError, type ConversationDep
 import { conversationDeps } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { ExitCode } from '../../src/exit-codes.js';
+import { compileAnswerSchema } from '../../src/session/answer-schema.js';
 import { Budget } from '../../src/session/budget.js';
 import type { ServerStreamError } from '../../src/transport/errors.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
@@ -329,5 +330,36 @@ describe('settings, clear, tools, retry', () => {
     expect(conversation.turns[0]!.status).toBe('interrupted');
     expect(conversation.turns[0]!.result.text).toBe('');
     expect(conversation.turns[0]!.result.cid).toBe(cid);
+  });
+});
+
+describe('--schema answers', () => {
+  const schema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+
+  it('a matching answer carries its data; a mismatch is an error with the data still given; no schema: no data field', async () => {
+    const check = await compileAnswerSchema(schema);
+    const conversation = open('echo', { answerSchema: { schema, check } });
+    const good = await drain(conversation.send('{"n":1}', signal()));
+    expect(good.status).toBe('complete');
+    expect(good.error).toBeUndefined();
+    expect(good.data).toEqual({ n: 1 });
+    const bad = await drain(conversation.send('{"m":1}', signal()));
+    expect(bad.status).toBe('complete');
+    expect(bad.error?.message).toMatch(/does not match the schema/);
+    expect(bad.data).toEqual({ m: 1 });
+    expect(store.load(conversation.cid!).turns[1]!.assistant!.error?.message).toMatch(/does not match the schema/);
+    const notJson = await drain(conversation.send('plain words', signal()));
+    expect(notJson.error?.message).toMatch(/not JSON/);
+    expect(notJson.data).toBeNull();
+    const plain = await drain(open('echo').send('{"n":1}', signal()));
+    expect('data' in plain).toBe(false);
+  });
+
+  it('a failed answer is not checked: its error is the gateway\'s, data null', async () => {
+    const check = await compileAnswerSchema(schema);
+    const outcome = await drain(open('fail-500', { answerSchema: { schema, check } }).send('{"n":1}', signal()));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.message).toMatch(/simulated 500/);
+    expect(outcome.data).toBeNull();
   });
 });
