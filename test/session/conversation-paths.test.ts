@@ -363,3 +363,15 @@ describe('--schema answers', () => {
     expect(outcome.data).toBeNull();
   });
 });
+
+describe('a stream that ends cleanly mid-answer', () => {
+  it('is an interrupted turn with the interrupted-stream error, its partial text kept and saved', async () => {
+    const conversation = open('eof-after-3');
+    const outcome = await drain(conversation.send('one two three four five six', signal()));
+    expect(outcome.status).toBe('interrupted');
+    expect(outcome.error?.name).toBe('StreamInterruptedError');
+    expect(outcome.termination).toBe('truncated');
+    expect(outcome.result.text.length).toBeGreaterThan(0);
+    expect(store.load(conversation.cid!).turns[0]!.assistant!.status).toBe('interrupted');
+  });
+});
