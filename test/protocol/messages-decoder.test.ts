@@ -145,3 +145,43 @@ describe('messagesUsageEvent', () => {
     expect(messagesUsageEvent({ input_tokens: '10', output_tokens: '5' })).toMatchObject({ input_tokens: null, output_tokens: null });
   });
 });
+
+describe('Messages stream decoder: what leaves no trace', () => {
+  it('events that carry nothing to show give no events at all', () => {
+    const out = decode([
+      ['message_start', '[1,2]'],
+      { type: 'ping' },
+      { type: 'message_start', message: { usage: 'none' } },
+      start(0, { type: 'server_tool_use', id: 's1', name: 'web_search' }),
+      delta(0, { type: 'input_json_delta', partial_json: '{"q":1}' }),
+      delta(7, { type: 'input_json_delta', partial_json: '{"q":1}' }),
+      delta(0, { type: 'citations_delta', citation: {} }),
+      delta(0, { type: 'text_delta' }),
+      start(1, { type: 'text' }),
+    ]);
+    expect(out.events).toEqual([]);
+  });
+
+  it('a thinking block keeps the signature its start carried', () => {
+    const out = decode([start(0, { type: 'thinking', thinking: 'hm', signature: 'sig-start' }), delta(0, { type: 'signature_delta', signature: '+more' }), stop(0)]);
+    expect(out.events).toEqual([
+      { type: 'reasoning', delta: 'hm' },
+      { type: 'reasoning', delta: '', block: { type: 'thinking', thinking: 'hm', signature: 'sig-start+more' } },
+    ]);
+  });
+
+  it('a usage value of null later in the stream does not erase the one reported before', () => {
+    const out = decode([
+      { type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } },
+      { type: 'message_delta', delta: {}, usage: { input_tokens: null, output_tokens: 5 } },
+    ]);
+    const last = out.events.at(-1);
+    expect(last).toMatchObject({ type: 'usage', input_tokens: 10, output_tokens: 5 });
+  });
+
+  it('an error event is an error whatever type its JSON object names', () => {
+    const out = decode([['error', { type: 'overloaded_error', message: 'busy' }]]);
+    expect(out.events).toEqual([{ type: 'error', code: 'overloaded_error', message: 'busy', status: null }]);
+    expect(out.termination).toBe('error');
+  });
+});
