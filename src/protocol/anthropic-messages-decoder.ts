@@ -102,7 +102,12 @@ class MessagesDecoder extends DecoderBase {
       }
       case 'thinking': {
         const thinking = nonEmptyString(block.thinking);
-        this.#blocks.set(data.index, { kind: 'thinking', parts: thinking === null ? [] : [thinking], signature: typeof block.signature === 'string' ? block.signature : '' });
+        this.#blocks.set(data.index, {
+          kind: 'thinking',
+          // Stryker disable next-line ConditionalExpression: equivalent — [null] joins to '' just as [] does
+          parts: thinking === null ? [] : [thinking],
+          signature: typeof block.signature === 'string' ? block.signature : '',
+        });
         return thinking === null ? [] : [{ type: 'reasoning', delta: thinking }];
       }
       case 'redacted_thinking':
@@ -176,6 +181,7 @@ class MessagesDecoder extends DecoderBase {
 
   #mergeUsage(usage: JsonObject): ChatEvent {
     for (const [key, value] of Object.entries(usage)) {
+      // Stryker disable next-line ConditionalExpression: equivalent — parsed JSON holds no undefined values
       if (value !== null && value !== undefined) this.#usage[key] = value;
     }
     return messagesUsageEvent(this.#usage);

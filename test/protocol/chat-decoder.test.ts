@@ -73,3 +73,15 @@ describe('contextOverflow', () => {
     expect(contextOverflow(400, { message: 'nope', code: 'other' })).toBeNull();
   });
 });
+
+describe('Chat Completions decoder: what leaves no trace', () => {
+  it('data after [DONE], and data that is no JSON object, give no events', () => {
+    expect(decode(['[1,2]']).events).toEqual([]);
+    expect(decode(['[DONE]', choice({ content: 'late' })]).events).toEqual([]);
+  });
+
+  it('a token count that is not a number is an unknown count', () => {
+    const usage = decode([{ choices: [], usage: { prompt_tokens: '12', completion_tokens: '3' } }]).events.find((e) => e.type === 'usage');
+    expect(usage).toMatchObject({ input_tokens: null, output_tokens: null });
+  });
+});

@@ -185,3 +185,11 @@ describe('Messages stream decoder: what leaves no trace', () => {
     expect(out.termination).toBe('error');
   });
 });
+
+describe('Messages stream decoder: an error object without an error event line', () => {
+  it('data whose type is "error" is an error even when no event: line names it', () => {
+    const out = decode([[undefined, { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }]]);
+    expect(out.events).toEqual([{ type: 'error', code: 'overloaded_error', message: 'busy', status: null }]);
+    expect(out.termination).toBe('error');
+  });
+});
