@@ -1,21 +1,14 @@
 // sendRequest's edges that the other transport tests leave open: what --verbose shows (every logged
 // response header, a status without a phrase, a streamed body, a proxy, retries nobody else reports,
 // an error body), the no-key line, a gate that fails, an aborted start, and a pool's --no-stream wait.
-import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConnectionPool, RequestAbortedError, sendRequest, type AttemptGate } from '../../src/transport/http.js';
 import { NetworkError } from '../../src/transport/errors.js';
 import { connection, failure, json, sleep, useLoopbackServers } from './loopback.js';
+import { closedPort } from '../helpers/ports.js';
 
 const server = useLoopbackServers();
 
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('--verbose', () => {
   it('logs every response header worth a line, a status without a phrase, and no body line for an empty error body', async () => {

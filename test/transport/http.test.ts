@@ -6,6 +6,7 @@ import { HttpError, NetworkError, StreamInterruptedError } from '../../src/trans
 import { errors as undiciErrors } from 'undici';
 import { headersTimeoutMs, isAbortError, plainHttpWarning, preHeaderError, sendRequest, type HttpRequest } from '../../src/transport/http.js';
 import { connection, failure, json, useLoopbackServers, sleep } from './loopback.js';
+import { closedPort } from '../helpers/ports.js';
 
 const server = useLoopbackServers();
 
@@ -13,14 +14,6 @@ async function text(req: HttpRequest): Promise<string> {
   return (await sendRequest(req)).text();
 }
 
-/** A port nothing listens on: bind, read the number, close. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('request headers', () => {
   it('bearer: Authorization, JSON, User-Agent, gzip accepted, -H added', async () => {
