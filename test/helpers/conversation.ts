@@ -1,5 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
 import type { ConversationDeps } from '../../src/session/conversation.js';
-import type { AssistantInput, ConversationStore } from '../../src/session/conversation-store.js';
+import { ConversationStore, type AssistantInput } from '../../src/session/conversation-store.js';
+
+export interface GatewayAndStore {
+  gateway: RunningGateway;
+  dir: string;
+  store: ConversationStore;
+}
+
+/**
+ * One in-process dev gateway for the test file, and a fresh store in a temp dir (removed after) for
+ * each test, the gateway's request log emptied: `use` receives them before every test.
+ */
+export function useGatewayAndStore(prefix: string, use: (made: GatewayAndStore) => void): void {
+  let gateway: RunningGateway;
+  let dir = '';
+  beforeAll(async () => {
+    gateway = await startGateway({ port: 0 });
+  });
+  afterAll(() => gateway.close());
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    gateway.requests.length = 0;
+    use({ gateway, dir, store: new ConversationStore(dir) });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+}
 
 /**
  * What a test's Conversation needs to talk to an in-process dev gateway and record into `store`:

@@ -3,11 +3,10 @@
 // place both interfaces take text that is not a turn. The turns stay in the file. Requests are built
 // here without sending (Conversation.request()) and compactions run against the dev gateway's `echo`
 // model over loopback, whose answer (the summarising instruction, echoed) shows what was asked.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../src/gateway/server.js';
 import { openConversation, type ConversationDeps } from '../../src/session/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { compactionEnd, compactionPrompt, SUMMARY_LEAD, systemWithSummary } from '../../src/session/compaction.js';
@@ -15,22 +14,13 @@ import { buildMessagesRequest } from '../../src/protocol/anthropic-messages.js';
 import { buildChatRequest } from '../../src/protocol/openai-chat.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
-import { conversationDeps, savedAnswer } from '../helpers/conversation.js';
+import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
 
 let gateway: RunningGateway;
 let dir: string;
 let store: ConversationStore;
 
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-});
-afterAll(() => gateway.close());
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gatechat-compact-'));
-  store = new ConversationStore(dir);
-  gateway.requests.length = 0;
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+useGatewayAndStore('gatechat-compact-', (made) => ({ gateway, dir, store } = made));
 
 async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
   while (true) {

@@ -1,13 +1,10 @@
 // Conversation paths the basic tests do not take, over real loopback HTTP against the dev gateway with a
 // real store: a context overflow learned and refitted (SPEC §17), --context last, a budget already spent,
 // fallbacks, and the --schema and error helpers (mutation: src/session/conversation.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../src/gateway/server.js';
 import { answerToolAsText, openConversation, reportedError, type ConversationDeps, type GatewayConversationApi } from '../../src/session/conversation.js';
-import { conversationDeps } from '../helpers/conversation.js';
+import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { ExitCode } from '../../src/exit-codes.js';
 import { compileAnswerSchema } from '../../src/session/answer-schema.js';
@@ -17,19 +14,9 @@ import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 
 let gateway: RunningGateway;
-let dir: string;
 let store: ConversationStore;
 
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-});
-afterAll(() => gateway.close());
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gatechat-convpaths-'));
-  store = new ConversationStore(dir);
-  gateway.requests.length = 0;
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+useGatewayAndStore('gatechat-convpaths-', (made) => ({ gateway, store } = made));
 
 const open = (model: string, extra: Partial<ConversationDeps> = {}): GatewayConversationApi => openConversation(conversationDeps(gateway.url, store, model, extra));
 const signal = () => new AbortController().signal;
@@ -50,20 +37,7 @@ function resumed(model: string, turns: number, extra: Partial<ConversationDeps> 
   const cid = store.create({ model, api: 'chat', system: null });
   for (let i = 0; i < turns; i++) {
     const prompt = longPrompt(i);
-    store.appendAssistant(cid, {
-      turn: store.appendUser(cid, prompt),
-      content: prompt,
-      reasoning: null,
-      tool_calls: [],
-      status: 'complete',
-      finish_reason: 'stop',
-      raw_finish_reason: 'stop',
-      usage: { input_tokens: 1, output_tokens: 1 },
-      model,
-      api: 'chat',
-      params: { stream: true },
-      timings: { first_token_ms: 1, total_ms: 2 },
-    });
+    store.appendAssistant(cid, { ...savedAnswer(prompt, { model }), turn: store.appendUser(cid, prompt) });
   }
   return open(model, { resume: store.load(cid), ...extra });
 }

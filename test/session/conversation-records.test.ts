@@ -1,27 +1,13 @@
 // How the records of a conversation file become turns (pure): pairing by turn id or by position,
 // crashed answers, /retry, summaries, the settings in effect, titles.
 import { describe, expect, it } from 'vitest';
+import { savedAnswer } from '../helpers/conversation.js';
 import { conversationTitle, pairTurns, savedSettings, titleOf, type AssistantRecord, type MetaRecord, type StoredRecord } from '../../src/session/conversation-records.js';
 
 const meta: MetaRecord = { type: 'meta', v: 1, cid: 'c1', created: 'c', model: 'echo', api: 'chat' };
 const user = (content: string, extra: Record<string, unknown> = {}): StoredRecord => ({ type: 'user', ts: '', content, ...extra }) as StoredRecord;
 const answer = (content: string, extra: Record<string, unknown> = {}): AssistantRecord =>
-  ({
-    type: 'assistant',
-    ts: '',
-    content,
-    reasoning: null,
-    tool_calls: [],
-    status: 'complete',
-    finish_reason: 'stop',
-    raw_finish_reason: 'stop',
-    usage: { input_tokens: 1, output_tokens: 1 },
-    model: 'echo',
-    api: 'chat',
-    params: { stream: true },
-    timings: { first_token_ms: 1, total_ms: 2 },
-    ...extra,
-  }) as AssistantRecord;
+  ({ type: 'assistant', ts: '', ...savedAnswer(content), ...extra }) as AssistantRecord;
 const part = (content: string, turn?: string): StoredRecord => ({ type: 'answer_part', ts: '', content, ...(turn ? { turn } : {}) }) as StoredRecord;
 const summary = (turns: number, extra: Record<string, unknown> = {}): StoredRecord =>
   ({ type: 'summary', ts: '', content: 'gist', turns, model: null, api: 'chat', usage: { input_tokens: null, output_tokens: null }, ...extra }) as StoredRecord;

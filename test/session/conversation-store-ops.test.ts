@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConversationStore, type AssistantInput } from '../../src/session/conversation-store.js';
+import { ConversationStore } from '../../src/session/conversation-store.js';
+import { savedAnswer } from '../helpers/conversation.js';
 import { UsageError } from '../../src/exit-codes.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 
@@ -28,19 +29,7 @@ const lines = (cid: string) =>
     .trimEnd()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-const answer: AssistantInput = {
-  content: 'A',
-  reasoning: null,
-  tool_calls: [],
-  status: 'complete',
-  finish_reason: 'stop',
-  raw_finish_reason: 'stop',
-  usage: { input_tokens: 1, output_tokens: 1 },
-  model: 'echo',
-  api: 'chat',
-  params: { stream: true },
-  timings: { first_token_ms: 1, total_ms: 2 },
-};
+const answer = savedAnswer('A');
 /** A conversation file under a chosen id (ids sort by creation; tests need known ones). */
 function put(cid: string, ...records: object[]): void {
   mkdirSync(join(data, 'conversations'), { recursive: true });

@@ -1,12 +1,9 @@
 // The Conversation both renderers drive, over real loopback HTTP against the dev gateway, with a
 // real store in a temp dir: what is sent back, what is recorded, how each ending is classified.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../src/gateway/server.js';
 import { openConversation, type ConversationDeps } from '../../src/session/conversation.js';
-import { conversationDeps } from '../helpers/conversation.js';
+import { conversationDeps, useGatewayAndStore } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
 import type { Conversation, TurnOutcome } from '../../src/session/types.js';
@@ -15,16 +12,7 @@ let gateway: RunningGateway;
 let dir: string;
 let store: ConversationStore;
 
-beforeAll(async () => {
-  gateway = await startGateway({ port: 0 });
-});
-afterAll(() => gateway.close());
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gatechat-conv-'));
-  store = new ConversationStore(dir);
-  gateway.requests.length = 0;
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+useGatewayAndStore('gatechat-conv-', (made) => ({ gateway, dir, store } = made));
 
 const open = (model: string, extra: Partial<ConversationDeps> = {}): Conversation => openConversation(conversationDeps(gateway.url, store, model, extra));
 
