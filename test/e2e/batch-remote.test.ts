@@ -82,6 +82,22 @@ function threeHundred(): { lines: unknown[]; ids: Array<string | number> } {
   return { lines, ids };
 }
 
+describe('batch --remote: an upload larger than one write', () => {
+  // The upload goes out in ~64 KiB pieces: lines on both sides of each piece's edge arrive whole.
+  it.each(['chat', 'messages'])('--api %s: 1500 lines of ~250 bytes (~370 KiB) come back, each once and intact', async (api) => {
+    const pad = 'x'.repeat(200);
+    const lines = Array.from({ length: 1500 }, (_, i) => ({ id: `p${i + 1}`, prompt: `prompt ${i + 1} ${pad}` }));
+    const input = writeInput(`big-${api}.jsonl`, lines);
+    const output = join(ctx.user.home, `big-out-${api}.jsonl`);
+    const result = await batch([input, '--remote', '--output', output, '--api', api, '-m', 'echo']);
+    expect(result.code, result.stderr).toBe(0);
+    const out = readOutput(output);
+    expect(out).toHaveLength(1500);
+    const byId = new Map(out.map((l) => [l.id, l]));
+    for (let n = 1; n <= 1500; n++) expect(byId.get(`p${n}`)).toMatchObject({ status: 'complete', text: `prompt ${n} ${pad}` });
+  });
+});
+
 describe('batch --remote: 300 lines come back as 300 output lines', () => {
   it.each(['chat', 'messages'])('--api %s: each id once, the failing line with its error, exit 6; one batch, no single requests', async (api) => {
     const { lines, ids } = threeHundred();
