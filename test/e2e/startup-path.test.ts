@@ -31,6 +31,9 @@ const MARKERS = {
   readability: /FLAG_STRIP_UNLIKELYS/,
   turndown: /TurndownService/,
   tools: /The user declined to run this tool call/,
+  // The MCP SDK's client, and its HTTP transports (Streamable HTTP's session header).
+  mcp: /notifications\\/initialized/,
+  mcpHttp: /mcp-session-id/,
 };
 const readFileSync = fs.readFileSync;
 function record(file, source) {
@@ -143,6 +146,15 @@ describe('what each path loads', () => {
     const run = await loadsOf(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', '--tools', tools, 'hi'], '');
     expect(run.code, run.stderr).toBe(0);
     expect(tagged(run.loaded, 'tools')).not.toEqual([]);
+  });
+
+  it('MCP servers started over stdio load the SDK but not its HTTP transports', async () => {
+    const server = `fault=${process.execPath} ${join(repoRoot, 'test/fixtures/mcp/fault-server.mjs')}`;
+    const run = await loadsOf(['tools', '--mcp', server], '');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/fault__/);
+    expect(tagged(run.loaded, 'mcp')).not.toEqual([]);
+    expect(tagged(run.loaded, 'mcpHttp')).toEqual([]);
   });
 
   it('a single request goes through node:http, never undici; a batch (one keep-alive pool) loads undici', async () => {

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { stopProcessTree, type RunMark } from '../../config/process-tree.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
@@ -10,6 +8,7 @@ import { VERSION } from '../../version.js';
 import type { RunnableTool, ToolCallOptions, ToolOutcome, ToolRunner } from '../runner.js';
 import type { McpServerConfig } from './servers.js';
 import { modelFacingNames } from './tool-names.js';
+import { timeout } from './timeout.js';
 
 // MCP servers as one ToolRunner (SPEC §15 "Servers' lives"): all started at once, each given 10 s; one
 // that fails is named in one stderr line and left out; every one stopped on every way out — close()
@@ -57,39 +56,8 @@ function childEnvironment(server: McpServerConfig, mark: RunMark): Record<string
   return env;
 }
 
-function timeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}
-
 function lastBytes(text: string): string {
   return text.length > STDERR_TAIL_BYTES ? text.slice(-STDERR_TAIL_BYTES) : text;
-}
-
-async function connectHttp(server: McpServerConfig, ms: number): Promise<{ client: Client; transport: Transport }> {
-  const url = new URL(server.url!);
-  const requestInit = server.headers ? { headers: server.headers } : undefined;
-  const attempt = async (transport: Transport) => {
-    const client = new Client({ name: 'gatechat', version: VERSION });
-    try {
-      await timeout(client.connect(transport, { timeout: ms }), ms, 'connecting');
-      return { client, transport };
-    } catch (error) {
-      await client.close().catch(() => {});
-      throw error;
-    }
-  };
-  if (server.transport === 'sse') return attempt(new SSEClientTransport(url, { requestInit }));
-  try {
-    return await attempt(new StreamableHTTPClientTransport(url, { requestInit }));
-  } catch (error) {
-    // A server that only speaks the older SSE transport answers the Streamable HTTP POST with 4xx.
-    if (!/\b40[045]\b/.test((error as Error).message)) throw error;
-    return attempt(new SSEClientTransport(url, { requestInit }));
-  }
 }
 
 async function start(server: McpServerConfig, options: McpRunnerOptions, liveMarks: Map<number, RunMark>): Promise<Connection> {
@@ -101,6 +69,9 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, liveMar
   let transport: Transport;
   try {
     if (server.url !== undefined) {
+      // Loaded only for a URL server: the HTTP transports (and what they bring: an EventSource, OAuth's
+      // PKCE) are a third of this module's start-up, which every stdio-only run would pay.
+      const { connectHttp } = await import('./http-connect.js');
       ({ client, transport } = await connectHttp(server, ms));
     } else {
       mark = { name: RUN_MARK_VARIABLE, value: randomBytes(12).toString('hex') };
