@@ -45,6 +45,7 @@ export class Budget {
   /** The budget that is reached, if one is: no new request may start. */
   reached(): BudgetError | null {
     const { maxCost, daily } = this.limits;
+    // Stryker disable next-line ConditionalExpression: a comparison with undefined is false anyway
     if (maxCost !== undefined && this.#spent >= maxCost) {
       return new BudgetError(`budget reached: --max-cost ${formatUsd(maxCost)}, this run spent ${formatUsd(this.#spent)}${unknownNote(this.#unknown)}; no new request was started`);
     }

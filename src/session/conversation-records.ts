@@ -184,6 +184,7 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
   const byId = new Map<string, StoredTurn>();
   const partsById = new Map<string, string[]>();
   // Records without a turn id (older files) belong to the latest prompt, as they were written one after the other.
+  // Stryker disable next-line ArrayDeclaration: parts before the first prompt are dropped at that prompt whatever they hold
   let positionalParts: string[] = [];
   let lastTurn: StoredTurn | undefined;
   const closeCrashedAnswer = (): void => {
@@ -206,7 +207,7 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
       let kept: StoredTurn[] | undefined;
       if (record.retry) {
         const superseded = record.supersedes !== undefined ? byId.get(record.supersedes) : turns[turns.length - 1];
-        if (superseded) turns = turns.filter((t) => t !== superseded);
+        turns = turns.filter((t) => t !== superseded);
         // The turn object itself, not a copy: an answer of it paired later (records interleave) still lands in it.
         // A plain /retry replaces only the newest answer: the ones kept before stay kept.
         if (superseded) kept = record.keep ? [...(superseded.alternatives ?? []), superseded] : superseded.alternatives;
@@ -228,14 +229,12 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
       // An answer to no prompt in this file (hand edits), or a second one, is dropped.
       if (turn && turn.assistant === null) {
         const parts = partsById.get(record.turn) ?? [];
-        turn.assistant = parts.length > 0 ? { ...record, content: parts.join('') + record.content } : record;
+        turn.assistant = { ...record, content: parts.join('') + record.content };
         partsById.delete(record.turn);
       }
     } else {
-      if (lastTurn && lastTurn.assistant === null) {
-        lastTurn.assistant = positionalParts.length > 0 ? { ...record, content: positionalParts.join('') + record.content } : record;
-      }
-      positionalParts = [];
+      // The parts so far stay until the next prompt, whose closeCrashedAnswer() drops them: this turn has its answer now.
+      if (lastTurn && lastTurn.assistant === null) lastTurn.assistant = { ...record, content: positionalParts.join('') + record.content };
     }
   }
   closeCrashedAnswer();
@@ -246,7 +245,8 @@ export function pairTurns(meta: MetaRecord, records: readonly StoredRecord[]): {
   }
   const summaries = marked.map(({ record, covers }) => {
     let covered = 0;
-    while (covered < turns.length && covers.has(turns[covered]!)) covered++;
+    // Past the last turn, turns[covered] is undefined, which no summary covers.
+    while (covers.has(turns[covered]!)) covered++;
     return { ...record, covered };
   });
   return { turns, settings, summaries };
@@ -279,9 +279,11 @@ export function savedSettings(value: Partial<SavedSettings>, fallback: Pick<Save
   };
   const take = <K extends keyof SavedSettings>(key: K, ok: (v: unknown) => boolean) => {
     const v = value[key];
+    // Stryker disable next-line ConditionalExpression: every check below is false for undefined
     if (v === null || (v !== undefined && ok(v))) out[key] = v as SavedSettings[K];
   };
   take('system', (v) => typeof v === 'string');
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number
   take('temperature', (v) => typeof v === 'number' && Number.isFinite(v));
   take('max_tokens', (v) => Number.isInteger(v) && (v as number) > 0);
   take('options', isObject);

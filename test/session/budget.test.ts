@@ -21,6 +21,7 @@ describe('Budget', () => {
     budget.charge({ usd: 0.05, source: 'gateway' });
     const error = budget.reached();
     expect(error).toBeInstanceOf(BudgetError);
+    expect(error!.name).toBe('BudgetError');
     expect(error!.exitCode).toBe(11);
     expect(error!.message).toBe('budget reached: --max-cost $0.1000, this run spent $0.1000; no new request was started');
   });

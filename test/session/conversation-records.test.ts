@@ -79,6 +79,24 @@ describe('pairTurns', () => {
     expect([crashed.content, crashed.status]).toEqual(['pq', 'interrupted']);
   });
 
+  it('records that belong to no prompt change nothing: parts before the first one, a title between a prompt and its answer', () => {
+    expect(texts([part('early'), user('a'), answer('A')])).toEqual([['a', 'A']]);
+    expect(texts([part('early', 't1'), user('a', { turn: 't1' }), answer('A', { turn: 't1' })])).toEqual([['a', 'A']]);
+    expect(texts([user('a'), part('x'), { type: 'title', ts: '', title: 'T' }, answer('y')])).toEqual([['a', 'xy']]);
+    // A prompt of an older file has no id at all.
+    expect(pair(user('a')).turns[0]).not.toHaveProperty('id');
+  });
+
+  it('parts after an answered turn never replace its answer, by position or by id', () => {
+    expect(texts([user('a'), answer('A'), part('p'), user('b'), answer('B')])).toEqual([
+      ['a', 'A'],
+      ['b', 'B'],
+    ]);
+    expect(texts([user('a'), answer('A'), part('p')])).toEqual([['a', 'A']]);
+    // A turn with an id whose answer came without one (a hand-edited file): its id's parts are not a crash.
+    expect(texts([user('a', { turn: 't1' }), part('x', 't1'), answer('A')])).toEqual([['a', 'A']]);
+  });
+
   it('a repeated turn id names only the first prompt', () => {
     const { turns } = pair(user('a', { turn: 't1' }), user('b', { turn: 't1' }), answer('A', { turn: 't1' }));
     expect(turns.map((t) => [t.id, t.user, t.assistant?.content ?? null])).toEqual([
@@ -133,6 +151,10 @@ describe('pairTurns', () => {
     });
     expect(pair(user('a'), answer('A', { params: { stream: true, temperature: '1', max_tokens: '5', options: [1] } })).settings).toEqual({ model: 'echo', api: 'chat' });
     expect(pair(user('a')).settings).toEqual({ model: 'echo', api: 'chat' });
+    // The last answer, not the last record: a prompt still waiting for its answer has no params.
+    expect(pair(user('a'), answer('A', { params }), user('b')).settings).toMatchObject({ temperature: 0.2, max_tokens: 50 });
+    // A header with no usable model or api: none and chat, for flags and config to decide.
+    expect(pairTurns({ ...meta, model: 5, api: 'soap' } as unknown as MetaRecord, [user('a')]).settings).toEqual({ model: '', api: 'chat' });
     // A header that recorded any of them is the whole truth: the answer's params are not read.
     for (const key of ['temperature', 'max_tokens', 'options', 'tools']) {
       expect(pairTurns({ ...meta, [key]: null }, [user('a'), answer('A', { params })]).settings).toEqual({ model: 'echo', api: 'chat', [key]: null });
@@ -145,6 +167,8 @@ describe('pairTurns', () => {
     const byId = pair(user('a', { turn: 't1' }), user('b', { turn: 't2' }), user('c', { turn: 't3' }), summary(1, { through: 't2' })).summaries;
     expect(byId[0]!.covered).toBe(2);
     expect(pair(summary(3)).summaries[0]!.covered).toBe(0);
+    // The named turn wins over the count, also when it is the first.
+    expect(pair(user('a', { turn: 't1' }), user('b', { turn: 't2' }), summary(2, { through: 't1' })).summaries[0]!.covered).toBe(1);
   });
 
   it('a turn a later /retry supersedes ends what a summary covers there', () => {
