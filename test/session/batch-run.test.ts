@@ -63,7 +63,7 @@ describe('lineStatus', () => {
     expect(lineStatus(outcome('complete', { error: mismatch }))).toBe('error');
     expect(lineStatus(outcome('error', { error: mismatch }))).toBe('error');
     expect(lineStatus(outcome('cancelled', { error: new GatechatError('stop', ExitCode.interrupted) }))).toBe('cancelled');
-    expect(lineStatus(outcome('truncated'))).toBe('truncated');
+    expect(lineStatus(outcome('interrupted'))).toBe('interrupted');
   });
 });
 
