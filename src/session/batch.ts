@@ -84,6 +84,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
     await options.write(entry);
     if (entry.kind === 'invalid') {
       counts.invalid++;
+      // Stryker disable next-line EqualityOperator: `<=` is equivalent — no two records share a line number (the `>=` mutant is killed by test/session/batch-run.test.ts)
       if (!firstInvalid || entry.line < firstInvalid.line) firstInvalid = { line: entry.line, id: entry.id, message: entry.message };
     } else {
       counts.done++;
@@ -96,6 +97,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       else {
         counts.failed++;
         const code = outcome.error?.exitCode ?? ExitCode.server;
+        // Stryker disable next-line EqualityOperator: `<=` is equivalent — no two records share a line number (the `>=` mutant is killed by test/session/batch-run.test.ts)
         if (!firstFailure || item.line < firstFailure.line) {
           firstFailure = { line: item.line, id: item.id, code, message: outcome.error?.message ?? outcome.status };
         }
@@ -110,7 +112,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       budgetStop ??= options.budget?.reached() ?? null;
       if (budgetStop) return;
       const next = await unlessAborted(source.next(), signal);
-      if (next === 'stopped' || next.done || signal.aborted) return;
+      if (next === null || next.done || signal.aborted) return;
       const parsed = next.value;
       if (parsed.kind === 'blank') continue;
       if (parsed.kind === 'invalid') {
@@ -158,13 +160,14 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
 }
 
 /**
- * Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it. (Not a
- * Promise.race with one never-settling promise: each race would leave a reaction on it, per line.)
+ * Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it: null once
+ * the signal is aborted. (Not a Promise.race with one never-settling promise: each race would leave a
+ * reaction on it, per line.)
  */
-function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'stopped'> {
-  if (signal.aborted) return Promise.resolve('stopped');
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
-    const onAbort = () => resolve('stopped');
+    const onAbort = () => resolve(null);
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
