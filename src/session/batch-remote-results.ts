@@ -41,8 +41,9 @@ export function parseResultLine(api: Api, text: string): ResultLine | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
-    // Stryker disable next-line BlockStatement: equivalent — an empty catch leaves value undefined, which the isRecord check below answers with null alike
-  } catch {
+  }
+  // Stryker disable next-line BlockStatement: equivalent — an empty catch leaves value undefined, which the isRecord check below answers with null alike
+  catch {
     return null;
   }
   if (!isRecord(value)) return null;

@@ -34,8 +34,9 @@ export async function readResumeState(path: string): Promise<ResumeState> {
     let record: unknown;
     try {
       record = JSON.parse(line.text);
-      // Stryker disable next-line BlockStatement: equivalent — an empty catch leaves record undefined, which the id check below counts as unreadable alike
-    } catch {
+    }
+    // Stryker disable next-line BlockStatement: equivalent — an empty catch leaves record undefined, which the id check below counts as unreadable alike
+    catch {
       state.unreadable++;
       continue;
     }

@@ -96,5 +96,8 @@ describe('outcomeOf', () => {
     expect(done).toMatchObject({ status: 'complete', result: { text: 'hi', finish_reason: 'stop' } });
     expect(done.error).toBeUndefined();
     expect(done.timings).toEqual({ firstTokenMs: null, totalMs: 0 });
+    // No finish reason given: a complete answer stopped.
+    const unsaid = outcomeOf({ customId: 'l1', kind: 'answer', body: { model: 'm', choices: [{ message: { role: 'assistant', content: 'hi' }, finish_reason: null }] } }, 'chat', options);
+    expect(unsaid).toMatchObject({ status: 'complete', result: { text: 'hi', finish_reason: 'stop' } });
   });
 });

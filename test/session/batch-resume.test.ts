@@ -31,7 +31,7 @@ describe('readResumeState', () => {
     const under = join(dir, 'file', 'out.jsonl');
     const refused = readResumeState(under);
     await expect(refused).rejects.toBeInstanceOf(UsageError);
-    await expect(readResumeState(under)).rejects.toThrow(`--output: cannot read ${under}: ENOTDIR`);
+    await expect(readResumeState(under)).rejects.toThrow(new UsageError(`--output: cannot read ${under}: ENOTDIR`));
   });
 
   it.runIf(existsSync('/proc/self/fd'))('leaves no file descriptor open (the last-byte check closes its own)', async () => {
