@@ -1,7 +1,7 @@
 // ConversationStore when the disk does not cooperate: a data directory that is a file, entries in a
 // conversation's place that are not files (mutation: src/session/conversation-store.ts).
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -182,3 +182,21 @@ describe('warnings for damaged files', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe.runIf(process.platform !== 'win32')('a link in a conversation\'s place', () => {
+  it('an append is not written through it: one storage error naming the file, with the hint to remove the link', () => {
+    const store = new ConversationStore(root);
+    const cid = store.create(settings);
+    const elsewhere = join(root, 'elsewhere.jsonl');
+    writeFileSync(elsewhere, '');
+    rmSync(join(root, 'conversations', `${cid}.jsonl`));
+    symlinkSync(elsewhere, join(root, 'conversations', `${cid}.jsonl`));
+    const thrown = thrownBy(() => store.appendUser(cid, 'q'));
+    expect(thrown).toBeInstanceOf(StorageError);
+    expect((thrown as StorageError).message).toBe(
+      `cannot save the conversation to ${join(root, 'conversations', `${cid}.jsonl`)}: it is a symbolic link, which gatechat does not follow for its own files (ELOOP)`,
+    );
+    expect((thrown as StorageError).hint).toBe('remove the link if you did not put it there');
+    expect(readFileSync(elsewhere, 'utf8')).toBe('');
+  });
+});
