@@ -200,3 +200,15 @@ describe.runIf(process.platform !== 'win32')('a link in a conversation\'s place'
     expect(readFileSync(elsewhere, 'utf8')).toBe('');
   });
 });
+
+describe('files in the conversations directory that are not conversations', () => {
+  it('a .jsonl file whose name is no id (a copy made by hand) is neither listed nor matched', () => {
+    const warnings: string[] = [];
+    const store = new ConversationStore(root, { warn: (line) => warnings.push(line) });
+    const cid = store.create(settings);
+    writeFileSync(join(root, 'conversations', `${cid} copy.jsonl`), readFileSync(join(root, 'conversations', `${cid}.jsonl`)));
+    expect(store.list().map((c) => c.cid)).toEqual([cid]);
+    expect(store.resolveId(cid.slice(0, 10))).toBe(cid);
+    expect(warnings).toEqual([]);
+  });
+});
