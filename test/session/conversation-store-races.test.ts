@@ -124,8 +124,9 @@ describe.runIf(process.platform !== 'win32')('appending while history rm holds t
   it('the append waits for the lock, finds the conversation gone, says so and creates nothing', async () => {
     const cid = store.create({ model: 'echo', api: 'chat' });
     const lock = `${fileOf(cid)}.lock`;
-    // `history rm` in another process: holds the lock, removes the file, then lets go.
-    const rm = spawn('sh', ['-c', 'sleep 0.3; rm -f "$1"; rm -f "$2"', 'sh', fileOf(cid), lock], { stdio: 'ignore' });
+    // `history rm` in another process: holds the lock (written below, in its name), removes the file, then lets go.
+    const script = 'while [ ! -s "$2" ]; do sleep 0.02; done; sleep 0.2; rm -f "$1"; rm -f "$2"';
+    const rm = spawn('sh', ['-c', script, 'sh', fileOf(cid), lock], { stdio: 'ignore' });
     const exited = new Promise((resolve) => rm.once('exit', resolve));
     appendFileSync(lock, `${JSON.stringify({ pid: rm.pid, host: hostname(), started: null, nonce: randomBytes(8).toString('hex') })}\n`);
     let thrown: unknown;
