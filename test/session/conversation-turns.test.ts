@@ -37,7 +37,7 @@ async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void> | null
 
 type Body = { messages: { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }[]; model: string };
 const bodies = () => gateway.requests.map((r) => r.body as Body);
-const records = (cid: string) => store.records(cid) as Array<Record<string, unknown>>;
+const records = (cid: string) => store.records(cid) as unknown as Array<Record<string, unknown>>;
 const longPrompt = (i: number) => `turn ${String(i).padStart(2, '0')}: ${'tell me more about the history of kites '.repeat(5)}`;
 
 /** A saved conversation of `turns` echoed turns (about 110 tokens each), its id. */
