@@ -365,3 +365,120 @@ describe('a compaction that stops before a tool call still unanswered', () => {
     expect(outcome.compaction).toStrictEqual({ turns: 2, coveredTokens: textTokens('one') * 2 + textTokens('two') * 2, summaryTokens: textTokens(outcome.result.text) });
   });
 });
+
+describe('what is said when earlier turns are left out', () => {
+  const warned = () => {
+    const lines: string[] = [];
+    return { lines, warn: (line: string) => lines.push(line) };
+  };
+
+  it('--context last with a known window: the window is named when it leaves out more than --context does', async () => {
+    const { lines, warn } = warned();
+    const conversation = resumed('echo', 30, { contextMode: { kind: 'last', turns: 25 }, contextWindow: () => 2000, warn });
+    await drain(conversation.send('now', signal()));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^left out the \d+ oldest turns \(about \d+ tokens\) to fit echo's context window of 2000 tokens \(--context full sends them all\)$/);
+  });
+
+  it('--context last with a window that holds them: --context is named', async () => {
+    const { lines, warn } = warned();
+    const conversation = resumed('echo', 30, { contextMode: { kind: 'last', turns: 5 }, contextWindow: () => 100_000, warn });
+    await drain(conversation.send('now', signal()));
+    expect(lines).toEqual([expect.stringMatching(/^left out the 25 oldest turns \(about \d+ tokens\) \(--context 5\)$/)]);
+  });
+
+  it('--context last: a turn never sent does not count towards what --context leaves out', async () => {
+    // 30 sent turns of 114 tokens each and one never answered; the last 25 need 2855 tokens, a
+    // 3800-token window (less a quarter for the answer) holds 24: one more than --context left out.
+    const cid = savedTurns('echo', 30);
+    store.appendUser(cid, 'lost');
+    const { lines, warn } = warned();
+    const conversation = open('echo', { resume: store.load(cid), contextMode: { kind: 'last', turns: 25 }, contextWindow: () => 3800, warn, record: false });
+    expect((conversation.request('now').messages.length - 1) / 2).toBe(24);
+    await drain(conversation.send('now', signal()));
+    expect(lines).toEqual([expect.stringMatching(/^left out the 6 oldest turns \(about \d+ tokens\) to fit echo's context window of 3800 tokens/)]);
+  });
+});
+
+describe('a refusal for length from a gateway that counts differently (SPEC §17)', () => {
+  const refusing = (message: string) =>
+    serve((req, res, recorded, index) => {
+      if (index === 0) return json(res, 400, { error: { message, type: 'invalid_request_error', code: null } });
+      const messages = (JSON.parse(recorded.body) as Body).messages;
+      json(res, 200, {
+        id: `c${index}`,
+        object: 'chat.completion',
+        model: 'thinker',
+        choices: [{ index: 0, message: { role: 'assistant', content: String(messages.at(-1)!.content) }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+      });
+    });
+  const through = (url: string, extra: Partial<ConversationDeps>) => {
+    const cid = savedTurns('thinker', 30);
+    return openConversation({
+      ...conversationDeps(gateway.url, store, 'thinker', { resume: store.load(cid), record: false, ...extra }),
+      conn: connection(url, { retries: 0 }),
+      settings: { model: 'thinker', api: 'chat', stream: false },
+    });
+  };
+  const turnTokens = 2 * textTokens(longPrompt(0));
+
+  it('no window in its words: three quarters of what was sent is taken as the window, "at most", learned', async () => {
+    const server = await refusing('Your request exceeded the context length of this model.');
+    const warnings: string[] = [];
+    const conversation = through(server.url, { warn: (line) => warnings.push(line) });
+    const outcome = await drain(conversation.send('next?', signal()));
+    expect(outcome.status, outcome.error?.message).toBe('complete');
+    expect(server.requests).toHaveLength(2);
+    const window = Math.floor(((textTokens('next?') + 30 * turnTokens) * 3) / 4);
+    expect(warnings).toEqual([
+      expect.stringMatching(new RegExp(`^left out the \\d+ oldest turns \\(about \\d+ tokens\\) to fit thinker's context window of at most ${window} tokens \\(learned from the gateway's refusal; remembered\\) \\(--context full sends them all\\)$`)),
+    ]);
+  });
+
+  it('a window known and fitted to, refused all the same: a smaller budget for the session, not recorded as the window', async () => {
+    const server = await refusing("This model's maximum context length is 2000 tokens. However, you requested more.");
+    const warnings: string[] = [];
+    const learned: unknown[] = [];
+    const conversation = through(server.url, { contextWindow: () => 2000, warn: (line) => warnings.push(line), onLearned: async (_m, facts) => void learned.push(facts) });
+    const outcome = await drain(conversation.send('next?', signal()));
+    expect(outcome.status, outcome.error?.message).toBe('complete');
+    expect(server.requests).toHaveLength(2);
+    // Fitted to 2000 less a quarter: 13 turns (1488 tokens) were sent; 85 % of that is the new budget.
+    const kept = ((JSON.parse(server.requests[0]!.body) as Body).messages.length - 1) / 2;
+    expect(kept).toBe(13);
+    const budget = Math.floor((textTokens('next?') + kept * turnTokens) * 0.85);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^left out the 17 oldest turns \(about \d+ tokens\) to fit thinker's context window of 2000 tokens \(--context full sends them all\)$/);
+    expect(warnings[1]).toMatch(
+      new RegExp(`^left out the \\d+ oldest turns \\(about \\d+ tokens\\) to fit thinker's context window of at most ${budget} tokens \\(the gateway counted more tokens than estimated\\) \\(--context full sends them all\\)$`),
+    );
+    expect(learned).toEqual([]);
+  });
+
+  it('a window larger than the one named: the named one is learned and recorded', async () => {
+    const server = await refusing("This model's maximum context length is 2000 tokens. However, you requested more.");
+    const warnings: string[] = [];
+    const learned: unknown[] = [];
+    const conversation = through(server.url, { contextWindow: () => 3000, warn: (line) => warnings.push(line), onLearned: async (_m, facts) => void learned.push(facts) });
+    const outcome = await drain(conversation.send('next?', signal()));
+    expect(outcome.status, outcome.error?.message).toBe('complete');
+    expect(learned).toEqual([{ context: 2000 }]);
+    expect(warnings[1]).toMatch(/to fit thinker's context window of 2000 tokens \(learned from the gateway's refusal; remembered\)/);
+  });
+
+  it('everything already left out: the refusal stands, asked once', async () => {
+    const server = await refusing("This model's maximum context length is 10 tokens. However, you requested more.");
+    const cid = store.create({ model: 'thinker', api: 'chat', system: null });
+    store.appendAssistant(cid, { ...savedAnswer('an answer'), turn: store.appendUser(cid, 'a question') });
+    const conversation = openConversation({
+      ...conversationDeps(gateway.url, store, 'thinker', { resume: store.load(cid), record: false, contextWindow: () => 10, warn: () => {} }),
+      conn: connection(server.url, { retries: 0 }),
+      settings: { model: 'thinker', api: 'chat', stream: false },
+    });
+    const outcome = await drain(conversation.send('a prompt longer than ten tokens on its own', signal()));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.message).toMatch(/maximum context length is 10 tokens/);
+    expect(server.requests).toHaveLength(1);
+  });
+});

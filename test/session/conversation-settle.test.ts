@@ -1,0 +1,234 @@
+// How a Conversation settles an exchange, over real loopback HTTP against the dev gateway (and small
+// loopback servers where the dev gateway cannot say it) with a real store: prices, the ledger and the
+// budget, what the gateway taught, the model a fallback named, quiet turns, timings, the first-token
+// time, what is saved with an answer and a summary, and saved turns read back
+// (mutation: src/session/conversation.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../../src/gateway/server.js';
+import { openConversation, type ConversationDeps, type GatewayConversationApi } from '../../src/session/conversation.js';
+import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
+import { ConversationStore } from '../../src/session/conversation-store.js';
+import { UsageLedger, ledgerPath } from '../../src/session/ledger.js';
+import { Budget } from '../../src/session/budget.js';
+import type { ChatEvent } from '../../src/protocol/events.js';
+import type { TurnOutcome } from '../../src/session/types.js';
+import { connection, json, useLoopbackServers } from '../transport/loopback.js';
+
+let gateway: RunningGateway;
+let dir: string;
+let store: ConversationStore;
+
+useGatewayAndStore('gatechat-convsettle-', (made) => ({ gateway, dir, store } = made));
+const serve = useLoopbackServers();
+
+const open = (model: string, extra: Partial<ConversationDeps> = {}): GatewayConversationApi => openConversation(conversationDeps(gateway.url, store, model, extra));
+const signal = () => new AbortController().signal;
+
+async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void> | null | undefined, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
+  if (!events) throw new Error('no turn');
+  while (true) {
+    const step = await events.next();
+    if (step.done) return step.value;
+    onEvent?.(step.value);
+  }
+}
+
+const records = (cid: string) => store.records(cid) as unknown as Array<Record<string, unknown>>;
+const prices = { in: 3, out: 15 };
+
+/** A loopback Chat Completions server (not streamed) answering each request with `answer(index, body)`. */
+function chatServer(answer: (index: number, body: { model: string; messages: { role: string; content: unknown }[] }) => { status?: number; body: unknown }) {
+  return serve((_req, res, recorded, index) => {
+    const { status = 200, body } = answer(index, JSON.parse(recorded.body));
+    json(res, status, body);
+  });
+}
+const completion = (text: string, model: string | undefined) => ({
+  id: 'c1',
+  object: 'chat.completion',
+  ...(model !== undefined ? { model } : {}),
+  choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 2 },
+});
+const through = (url: string, model: string, extra: Partial<ConversationDeps> = {}) =>
+  openConversation({ ...conversationDeps(gateway.url, store, model, extra), conn: connection(url, { retries: 0 }), settings: { model, api: 'chat', stream: false } });
+
+describe('prices, the ledger and the budget (SPEC §16)', () => {
+  it('prices are asked only when the gateway put no cost on the answer, and then make its cost', async () => {
+    const asked: string[] = [];
+    const pricesFor = (model: string) => {
+      asked.push(model);
+      return prices;
+    };
+    const unpriced = await drain(open('echo', { pricesFor }).send('one two', signal()));
+    expect(asked).toEqual(['echo']);
+    expect(unpriced.result.cost).toMatchObject({ source: expect.any(String) });
+    expect((unpriced.result.cost as { usd: number }).usd).toBeGreaterThan(0);
+    asked.length = 0;
+    const priced = await drain(open('echo+cost', { pricesFor }).send('one two', signal()));
+    expect(asked).toEqual([]);
+    expect(priced.result.cost).not.toBeNull();
+  });
+
+  it('the gateway\'s cost is saved with the answer and charged to the budget', async () => {
+    const budget = new Budget({ maxCost: 100 });
+    const conversation = open('echo+cost', { budget });
+    const outcome = await drain(conversation.send('one two', signal()));
+    expect(outcome.result.cost).not.toBeNull();
+    expect(store.load(conversation.cid!).turns[0]!.assistant!.cost).toEqual(outcome.result.cost);
+    expect(budget.spent).toBeGreaterThan(0);
+    expect(budget.spent).toBe((outcome.result.cost as { usd: number }).usd);
+  });
+
+  it('a request that failed is in the ledger under the model asked for', async () => {
+    const ledger = new UsageLedger({ profile: undefined }, () => {}, dir);
+    await drain(open('fail-500', { ledger, store: null, record: false }).send('x', signal()));
+    const lines = readFileSync(ledgerPath(dir), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ model: 'fail-500', status: 'error' });
+  });
+});
+
+describe('what the gateway taught', () => {
+  it('a max-tokens field learned is handed on with the model that taught it', async () => {
+    const learned: [string, unknown][] = [];
+    const conversation = open('max-completion-tokens', {
+      settings: { model: 'max-completion-tokens', api: 'chat', stream: true, maxTokens: 20 },
+      warn: () => {},
+      onLearned: async (model, facts) => void learned.push([model, facts]),
+    });
+    await drain(conversation.send('a', signal()));
+    expect(learned).toEqual([['max-completion-tokens', expect.objectContaining({})]]);
+    expect(Object.keys(learned[0]![1] as object).length).toBeGreaterThan(0);
+  });
+
+  it('a limit the user set stays when the gateway demanded none', async () => {
+    const conversation = open('echo', { settings: { model: 'echo', api: 'chat', stream: true, maxTokens: 50 } });
+    await drain(conversation.send('a', signal()));
+    await drain(conversation.send('b', signal()));
+    expect(gateway.requests.at(-1)!.body).toHaveProperty('max_tokens', 50);
+    expect(conversation.settings.maxTokens).toBe(50);
+  });
+});
+
+describe('fallbacks (SPEC §17)', () => {
+  it('the answering model keeps the name its gateway gave it; a fallback without a warn hook still answers', async () => {
+    const server = await chatServer((_i, body) => (body.model === 'primary' ? { status: 500, body: { error: { message: 'down' } } } : { body: completion('hello', 'backup-2025-01') }));
+    const outcome = await drain(through(server.url, 'primary', { fallbacks: ['backup'], store: null, record: false }).send('hi', signal()));
+    expect(outcome.status, outcome.error?.message).toBe('complete');
+    expect(outcome.result.model).toBe('backup-2025-01');
+    expect(outcome.result.fallback_from).toBe('primary');
+  });
+
+  it('an answer that names no model is the fallback\'s', async () => {
+    const server = await chatServer((_i, body) => (body.model === 'primary' ? { status: 500, body: { error: { message: 'down' } } } : { body: completion('hello', undefined) }));
+    const outcome = await drain(through(server.url, 'primary', { fallbacks: ['backup'], store: null, record: false, warn: () => {} }).send('hi', signal()));
+    expect(outcome.result.model).toBe('backup');
+  });
+});
+
+describe('a quiet turn (a batch line)', () => {
+  it('yields nothing and returns the whole outcome; not quiet, the events come through', async () => {
+    const events: ChatEvent[] = [];
+    const outcome = await drain(open('echo', { quiet: true, store: null, record: false }).send('one two three', signal()), (e) => events.push(e));
+    expect(events).toEqual([]);
+    expect(outcome.result.text).toBe('one two three');
+    await drain(open('echo', { quiet: false, store: null, record: false }).send('one two three', signal()), (e) => events.push(e));
+    expect(events.filter((e) => e.type === 'text').length).toBeGreaterThan(0);
+  });
+});
+
+describe('timings and the first-token time', () => {
+  const timed = async (model: string, prompt: string, extra: Partial<ConversationDeps> = {}) => {
+    const before = Date.now();
+    const outcome = await drain(open(model, { store: null, record: false, ...extra }).send(prompt, signal()));
+    return { outcome, elapsed: Date.now() - before };
+  };
+
+  it('a turn\'s first token is within its total, which is within the time the test waited', async () => {
+    const { outcome, elapsed } = await timed('echo', 'one two three');
+    expect(outcome.timings.firstTokenMs).not.toBeNull();
+    expect(outcome.timings.firstTokenMs!).toBeGreaterThanOrEqual(0);
+    expect(outcome.timings.firstTokenMs!).toBeLessThanOrEqual(outcome.timings.totalMs);
+    expect(outcome.timings.totalMs).toBeLessThanOrEqual(elapsed);
+  });
+
+  it('reasoning alone, or a tool call alone, is a first token; an answer with nothing in it has none', async () => {
+    const thinking = await timed('think', '');
+    expect(thinking.outcome.result.text).toBe('');
+    expect(thinking.outcome.result.reasoning).not.toBeNull();
+    expect(thinking.outcome.timings.firstTokenMs).not.toBeNull();
+    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const calling = await timed('tool', 'x', { tools });
+    expect(calling.outcome.result.tool_calls).toHaveLength(1);
+    expect(calling.outcome.result.text).toBe('');
+    expect(calling.outcome.timings.firstTokenMs).not.toBeNull();
+    const empty = await timed('echo', '');
+    expect(empty.outcome.status).toBe('complete');
+    expect(empty.outcome.result.text).toBe('');
+    expect(empty.outcome.timings.firstTokenMs).toBeNull();
+  });
+
+  it('a compaction\'s timings too', async () => {
+    const conversation = open('echo', { store: null, record: false });
+    await drain(conversation.send('one', signal()));
+    const before = Date.now();
+    const outcome = await drain(conversation.compact!('', signal()));
+    const elapsed = Date.now() - before;
+    expect(outcome.timings.firstTokenMs).not.toBeNull();
+    expect(outcome.timings.firstTokenMs!).toBeLessThanOrEqual(outcome.timings.totalMs);
+    expect(outcome.timings.totalMs).toBeLessThanOrEqual(elapsed);
+  });
+});
+
+describe('what is saved with an answer', () => {
+  it('the request\'s parameters and the timings', async () => {
+    const conversation = open('echo', { settings: { model: 'echo', api: 'chat', stream: true, temperature: 0.5, maxTokens: 50, extraBody: { seed: 1 } } });
+    const outcome = await drain(conversation.send('one two', signal()));
+    const answer = records(conversation.cid!).find((r) => r.type === 'assistant')!;
+    expect(answer.params).toEqual({ temperature: 0.5, max_tokens: 50, stream: true, options: { seed: 1 } });
+    expect(answer.timings).toEqual({ first_token_ms: outcome.timings.firstTokenMs, total_ms: outcome.timings.totalMs });
+  });
+});
+
+describe('a budget already reached', () => {
+  it('the refused turn\'s result names its interface and conversation, finished by an error', async () => {
+    const cid = store.create({ model: 'echo', api: 'chat', system: null });
+    store.appendAssistant(cid, { ...savedAnswer('a'), turn: store.appendUser(cid, 'q') });
+    const conversation = open('echo', { resume: store.load(cid), budget: new Budget({ maxCost: 0 }) });
+    const outcome = await drain(conversation.send('hello', signal()));
+    expect(outcome.result).toMatchObject({ api: 'chat', cid, finish_reason: 'error', text: '' });
+    const compacted = await drain(conversation.compact!('', signal()));
+    expect(compacted.result).toMatchObject({ api: 'chat', cid, finish_reason: 'error', text: '' });
+  });
+});
+
+describe('a compaction answered with blank text (SPEC §17)', () => {
+  it('is no summary: an error naming the model that answered, nothing compacted', async () => {
+    const server = await chatServer(() => ({ body: completion('  \n ', 'summariser-2025') }));
+    const cid = store.create({ model: 'summariser', api: 'chat', system: null });
+    store.appendAssistant(cid, { ...savedAnswer('a'), turn: store.appendUser(cid, 'q') });
+    const conversation = through(server.url, 'summariser', { resume: store.load(cid) });
+    const before = records(cid).length;
+    const outcome = await drain(conversation.compact!('', signal()));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.message).toBe('summariser-2025 answered without a summary; nothing was compacted');
+    expect(outcome.compaction).toBeUndefined();
+    expect(conversation.currentSummary!()).toBeNull();
+    expect(records(cid)).toHaveLength(before);
+  });
+
+  it('a summary is saved under the model that answered, with its cost', async () => {
+    const server = await chatServer(() => ({ body: { ...completion('We spoke of kites.', 'summariser-2025'), usage: { prompt_tokens: 3, completion_tokens: 2, cost: 0.5 } } }));
+    const cid = store.create({ model: 'summariser', api: 'chat', system: null });
+    store.appendAssistant(cid, { ...savedAnswer('a'), turn: store.appendUser(cid, 'q') });
+    const outcome = await drain(through(server.url, 'summariser', { resume: store.load(cid) }).compact!('', signal()));
+    expect(outcome.status, outcome.error?.message).toBe('complete');
+    expect(outcome.result.cost).not.toBeNull();
+    const summary = records(cid).find((r) => r.type === 'summary')!;
+    expect(summary.model).toBe('summariser-2025');
+    expect(summary.cost).toEqual(outcome.result.cost);
+  });
+});
