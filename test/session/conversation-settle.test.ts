@@ -232,3 +232,48 @@ describe('a compaction answered with blank text (SPEC §17)', () => {
     expect(summary.cost).toEqual(outcome.result.cost);
   });
 });
+
+describe('saved turns read back (-c / --cid)', () => {
+  it('carry what was saved: reasoning, finish, usage, cost, model, interface, what was left out, tool results', () => {
+    const cid = store.create({ model: 'echo', api: 'chat', system: null });
+    const cost = { usd: 0.25, source: 'gateway' };
+    const call = { id: 'call_1', name: 'lookup', arguments: { q: 1 } };
+    store.appendAssistant(cid, {
+      ...savedAnswer('', { reasoning: 'thought', tool_calls: [call], finish_reason: 'tool_calls', raw_finish_reason: 'tool_use', usage: { input_tokens: 5, output_tokens: 6 }, cost, model: 'other-model', api: 'messages', omitted_turns: 2 }),
+      turn: store.appendUser(cid, 'look it up'),
+    } as never);
+    const results = [{ id: 'call_1', name: 'lookup', ok: true, text: 'found' }];
+    store.appendAssistant(cid, { ...savedAnswer('done', { omitted_turns: 0 } as never), turn: store.appendUser(cid, '', { toolResults: results }) });
+    store.appendUser(cid, 'never answered');
+    const [first, second, lost] = open('echo', { resume: store.load(cid) }).turns;
+    expect(first).toStrictEqual({
+      prompt: 'look it up',
+      omittedTurns: 2,
+      status: 'complete',
+      result: { text: '', reasoning: 'thought', tool_calls: [call], finish_reason: 'tool_calls', raw_finish_reason: 'tool_use', usage: { input_tokens: 5, output_tokens: 6 }, cost, model: 'other-model', api: 'messages', cid },
+    });
+    expect(second!.toolResults).toEqual(results);
+    expect('omittedTurns' in second!).toBe(false);
+    expect(second!.result.cost).toBeNull();
+    expect(second!.result.api).toBe('chat');
+    expect('toolResults' in first!).toBe(false);
+    expect(lost!.status).toBe('interrupted');
+    expect(lost!.result).toMatchObject({ text: '', finish_reason: 'error', api: 'chat', cid });
+  });
+});
+
+describe('how a stream ends', () => {
+  it('a finish without the end marker is a complete answer', async () => {
+    const outcome = await drain(open('no-done', { store: null, record: false }).send('one two', signal()));
+    expect(outcome.status).toBe('complete');
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.termination).toBe('finish_then_eof');
+  });
+
+  it('a cancelled turn\'s error says so', async () => {
+    const controller = new AbortController();
+    const outcome = await drain(open('slow-30', { store: null, record: false }).send('go', controller.signal), () => controller.abort());
+    expect(outcome.status).toBe('cancelled');
+    expect(outcome.error?.message).toBe('cancelled');
+  });
+});

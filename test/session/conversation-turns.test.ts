@@ -398,6 +398,18 @@ describe('what is said when earlier turns are left out', () => {
     await drain(conversation.send('now', signal()));
     expect(lines).toEqual([expect.stringMatching(/^left out the 6 oldest turns \(about \d+ tokens\) to fit echo's context window of 3800 tokens/)]);
   });
+  it('--context last without a window: turns kept with a tool call\'s results leave out more, still --context\'s doing', async () => {
+    const cid = store.create({ model: 'echo', api: 'chat', system: null });
+    store.appendAssistant(cid, { ...savedAnswer('first answer'), turn: store.appendUser(cid, 'first') });
+    store.appendAssistant(cid, { ...savedAnswer('', { tool_calls: [{ id: 'call_1', name: 'lookup', arguments: {} }], finish_reason: 'tool_calls' }), turn: store.appendUser(cid, 'use the tool') });
+    store.appendAssistant(cid, { ...savedAnswer('found it'), turn: store.appendUser(cid, '', { toolResults: [{ id: 'call_1', name: 'lookup', ok: true, text: 'found' }] }) });
+    store.appendAssistant(cid, { ...savedAnswer('last answer'), turn: store.appendUser(cid, 'last') });
+    const { lines, warn } = warned();
+    // The last two would begin with the results of a call left out: the three oldest go.
+    const conversation = open('echo', { resume: store.load(cid), contextMode: { kind: 'last', turns: 2 }, warn, record: false });
+    await drain(conversation.send('now', signal()));
+    expect(lines).toEqual([expect.stringMatching(/^left out the 3 oldest turns \(about \d+ tokens\) \(--context 2\)$/)]);
+  });
 });
 
 describe('a refusal for length from a gateway that counts differently (SPEC §17)', () => {
@@ -465,6 +477,15 @@ describe('a refusal for length from a gateway that counts differently (SPEC §17
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(learned).toEqual([{ context: 2000 }]);
     expect(warnings[1]).toMatch(/to fit thinker's context window of 2000 tokens \(learned from the gateway's refusal; remembered\)/);
+  });
+
+  it('refused again once fitted: the second refusal stands, nothing more is tried', async () => {
+    const server = await serve((_req, res) => json(res, 400, { error: { message: 'Your request exceeded the context length of this model.', type: 'invalid_request_error', code: null } }));
+    const conversation = through(server.url, { warn: () => {} });
+    const outcome = await drain(conversation.send('next?', signal()));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.message).toMatch(/exceeded the context length/);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('everything already left out: the refusal stands, asked once', async () => {
