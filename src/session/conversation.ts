@@ -99,8 +99,8 @@ class GatewayConversation implements GatewayConversationApi {
   private maxTokensField: 'max_tokens' | 'max_completion_tokens';
   /** The settings the conversation's file says are in effect: a prompt sent with others records them. */
   private recordedSettings: SavedSettings | null = null;
-  /** Each saved turn's id in the file: what a /retry of it names (turns of older files have none). */
-  private readonly turnIds = new WeakMap<FinishedTurn, string>();
+  /** Each saved turn's id in the file: what a /retry of it names (turns of older files, and unsaved ones, have none). */
+  private readonly turnIds = new WeakMap<FinishedTurn, string | undefined>();
   /** Context windows a 400 told this session (also recorded in the model's entry through onLearned). */
   private readonly learnedWindows = new Map<string, number>();
   /** --title, until it is written (with the next prompt). */
@@ -122,7 +122,7 @@ class GatewayConversation implements GatewayConversationApi {
           ...finishedTurn(turn, resume.meta.cid, this.settings.api),
           ...(turn.attachments?.length && store ? { attachments: store.hydrate(turn.attachments, resume.meta.cid) } : {}),
         };
-        if (turn.id !== undefined) this.turnIds.set(finished, turn.id);
+        this.turnIds.set(finished, turn.id);
         return finished;
       });
       this.recordedSettings = resume.settings;
@@ -157,7 +157,7 @@ class GatewayConversation implements GatewayConversationApi {
     const last = this.turns.pop();
     if (!last) return null;
     // Asked again, a turn the summary covered is a new turn after it (as when the file is read back).
-    if (this.summary && this.summary.covered > this.turns.length) this.summary = { ...this.summary, covered: this.turns.length };
+    if (this.summary) this.summary = { ...this.summary, covered: Math.min(this.summary.covered, this.turns.length) };
     return this.runTurn(last.prompt, last.attachments ?? [], signal, { supersedes: this.turnIds.get(last), keep: options.keep === true });
   }
 
@@ -218,6 +218,7 @@ class GatewayConversation implements GatewayConversationApi {
    */
   private fitted(prompt: string, attachments: Attachment[], toolResults: ToolResultEntry[] | undefined, end = this.turns.length): { request: RequestOptions; fit: ContextFit | null } {
     const { settings } = this;
+    // Stryker disable next-line ObjectLiteral,StringLiteral: fitContext fits any mode but full and last as auto; sayOmitted reads deps.contextMode itself
     const mode = this.deps.contextMode ?? { kind: 'auto' };
     const context = this.context(end);
     // A new conversation has nothing to leave out: nothing is looked up for it. The fit counts the
@@ -283,20 +284,21 @@ class GatewayConversation implements GatewayConversationApi {
     toolResults: ToolResultEntry[] | undefined,
     end = this.turns.length,
   ): Promise<{ request: RequestOptions; fit: ContextFit | null; learned: 'named' | 'guessed' | 'shrunk' } | null> {
-    const context = this.context(end);
-    if (!(failure instanceof HttpError) || context.turns.length === 0 || this.deps.contextMode?.kind === 'full') return null;
+    // Nothing was fitted (a new conversation, or --context full): nothing more can be left out.
+    if (!fit || !(failure instanceof HttpError)) return null;
     const overflow = contextOverflow(failure.status, { message: failure.gatewayMessage, code: failure.code });
     if (!overflow) return null;
     const model = this.settings.model;
-    const sentEstimate = fit?.estimate ?? fitContext({ turns: context.turns, system: context.system, prompt, attachments, toolResults, window: undefined, maxTokens: undefined, mode: { kind: 'full' } }).estimate;
+    const sentEstimate = fit.estimate;
     const known = this.windowOf(model);
     const window = overflow.window ?? Math.floor((sentEstimate * 3) / 4);
     // The window was known and fitted to, yet too long: the gateway counts more tokens than the
     // estimate. The rest of this session fits a smaller budget; the entry keeps the real window.
     const shrunk = known !== undefined && known <= window;
     this.learnedWindows.set(model, shrunk ? Math.floor(Math.min(known, sentEstimate) * 0.85) : window);
+    // Fitted again with the same turns and mode as `fit`: a fit again.
     const again = this.fitted(prompt, attachments, toolResults, end);
-    if ((again.fit?.omittedTurns ?? 0) <= (fit?.omittedTurns ?? 0)) return null;
+    if (again.fit!.omittedTurns <= fit.omittedTurns) return null;
     if (!shrunk) await this.deps.onLearned?.(model, { context: window });
     return { ...again, learned: shrunk ? 'shrunk' : overflow.window === null ? 'guessed' : 'named' };
   }
@@ -358,6 +360,7 @@ class GatewayConversation implements GatewayConversationApi {
     let firstTokenMs: number | null = null;
     const quiet = this.deps.quiet === true;
     this.sayOmitted(fit);
+    // Stryker disable next-line UpdateOperator: attempt is only compared with 0; counted down it leaves 0 as surely as counted up
     for (let attempt = 0; ; attempt++) {
       try {
         const streamOptions = { conn: this.deps.conn, api: this.settings.api, request, signal, log: this.deps.log, warn: this.deps.warn, onRetry: this.deps.onRetry };
@@ -459,7 +462,8 @@ class GatewayConversation implements GatewayConversationApi {
         this.deps.store!.appendSummary(cid, {
           content: result.text,
           turns: end,
-          ...(through !== undefined ? { through } : {}),
+          // Undefined (turns of an older file have no id) is left out of the record by JSON.
+          through,
           model: result.model ?? settings.model,
           api: settings.api,
           usage: result.usage,
@@ -530,7 +534,7 @@ class GatewayConversation implements GatewayConversationApi {
       finished.replay = { text: result.reasoning, blocks: acc.reasoningBlocks };
     }
     this.turns.push(finished);
-    if (turnId !== undefined) this.turnIds.set(finished, turnId);
+    this.turnIds.set(finished, turnId);
     // A store that cannot take the answer (disk full) does not take back what was printed.
     let saveError = spill?.failure;
     if (cid && !saveError) {
@@ -700,8 +704,10 @@ function classifyEnding(
       return { status: 'error', error: reportedError(streamError, streamed) };
     case 'truncated':
       return { status: 'interrupted', error: new StreamInterruptedError() };
+    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable: termination is a closed union (the compiler checks `never` below)
     default: {
       const never: never = outcome!.termination;
+      // Stryker disable next-line StringLiteral: unreachable, as above
       throw new Error(`unknown termination ${String(never)}`);
     }
   }

@@ -236,7 +236,7 @@ describe('a compaction answered with blank text (SPEC §17)', () => {
 describe('saved turns read back (-c / --cid)', () => {
   it('carry what was saved: reasoning, finish, usage, cost, model, interface, what was left out, tool results', () => {
     const cid = store.create({ model: 'echo', api: 'chat', system: null });
-    const cost = { usd: 0.25, source: 'gateway' };
+    const cost = { usd: 0.25, source: 'gateway' as const };
     const call = { id: 'call_1', name: 'lookup', arguments: { q: 1 } };
     store.appendAssistant(cid, {
       ...savedAnswer('', { reasoning: 'thought', tool_calls: [call], finish_reason: 'tool_calls', raw_finish_reason: 'tool_use', usage: { input_tokens: 5, output_tokens: 6 }, cost, model: 'other-model', api: 'messages', omitted_turns: 2 }),
