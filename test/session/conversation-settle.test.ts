@@ -277,3 +277,48 @@ describe('how a stream ends', () => {
     expect(outcome.error?.message).toBe('cancelled');
   });
 });
+
+describe('a streamed answer from a loopback server', () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 's1', object: 'chat.completion.chunk', model: 'streamer', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const streaming = (model = 'streamer') => ({ store: null, record: false, settings: { model, api: 'chat' as const, stream: true } });
+
+  it('the first token is the first reasoning or text to arrive, not a later one', async () => {
+    for (const first of [{ reasoning_content: 'let me think' }, { content: 'early' }]) {
+      let release!: () => void;
+      const go = new Promise<void>((resolve) => (release = resolve));
+      const server = await serve(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk(first));
+        await go;
+        res.write(chunk({ content: ' late' }));
+        res.write(chunk({}, 'stop'));
+        res.end('data: [DONE]\n\n');
+      });
+      let seen = false;
+      const conversation = openConversation({ ...conversationDeps(gateway.url, store, 'streamer', streaming()), conn: connection(server.url, { retries: 0 }) });
+      const outcome = await drain(conversation.send('hi', signal()), () => {
+        if (seen) return;
+        seen = true;
+        // The rest is sent only after this wait: a first-token time taken from it would be within the wait's end.
+        setTimeout(release, 150);
+      });
+      expect(outcome.status).toBe('complete');
+      expect(outcome.timings.totalMs - outcome.timings.firstTokenMs!).toBeGreaterThanOrEqual(100);
+    }
+  });
+
+  it('of two errors inside the stream, the first is the one reported', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ content: 'partial' }));
+      res.write(`event: error\ndata: ${JSON.stringify({ error: { message: 'first trouble', code: 'one' } })}\n\n`);
+      res.write(`event: error\ndata: ${JSON.stringify({ error: { message: 'second trouble', code: 'two' } })}\n\n`);
+      res.end('data: [DONE]\n\n');
+    });
+    const conversation = openConversation({ ...conversationDeps(gateway.url, store, 'streamer', streaming()), conn: connection(server.url, { retries: 0 }) });
+    const outcome = await drain(conversation.send('hi', signal()));
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.message).toBe('the gateway reported an error inside the stream (one): first trouble');
+  });
+});
