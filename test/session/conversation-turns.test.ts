@@ -327,6 +327,23 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
   });
 });
 
+describe('a compaction that fails', () => {
+  it('keeps the gateway\'s error, and a cancelled one is cancelled', async () => {
+    const failing = resumed('fail-500', 2);
+    const failed = await drain(failing.compact!('', signal()));
+    expect(failed.status).toBe('error');
+    expect(failed.error?.message).toMatch(/simulated 500/);
+    const conversation = open('echo', { store: null, record: false });
+    await drain(conversation.send('one', signal()));
+    conversation.update({ model: 'slow-30' });
+    const controller = new AbortController();
+    const cancelled = await drain(conversation.compact!('', controller.signal), () => controller.abort());
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.error?.message).toBe('cancelled');
+    expect(conversation.currentSummary!()).toBeNull();
+  });
+});
+
 describe('a compaction that stops before a tool call still unanswered', () => {
   /** Turns: two echoed, a prompt never answered, another echoed, then an answer that called a tool (not covered). */
   function withPendingCall(extra: Partial<ConversationDeps> = {}): GatewayConversationApi {
@@ -378,6 +395,13 @@ describe('what is said when earlier turns are left out', () => {
     await drain(conversation.send('now', signal()));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^left out the \d+ oldest turns \(about \d+ tokens\) to fit echo's context window of 2000 tokens \(--context full sends them all\)$/);
+  });
+
+  it('with no one to tell (no warn hook) the turn still goes out fitted', async () => {
+    const conversation = resumed('echo', 30, { contextWindow: () => 2000 });
+    const outcome = await drain(conversation.send('now', signal()));
+    expect(outcome.status).toBe('complete');
+    expect(conversation.turns.at(-1)!.omittedTurns).toBeGreaterThan(0);
   });
 
   it('--context last with a window that holds them: --context is named', async () => {
