@@ -290,11 +290,12 @@ class GatewayConversation implements GatewayConversationApi {
     if (!overflow) return null;
     const model = this.settings.model;
     const sentEstimate = fit.estimate;
-    const known = this.windowOf(model);
+    // Unknown, the window was infinite as far as the fit was concerned: never within the one learned now.
+    const known = this.windowOf(model) ?? Infinity;
     const window = overflow.window ?? Math.floor((sentEstimate * 3) / 4);
     // The window was known and fitted to, yet too long: the gateway counts more tokens than the
     // estimate. The rest of this session fits a smaller budget; the entry keeps the real window.
-    const shrunk = known !== undefined && known <= window;
+    const shrunk = known <= window;
     this.learnedWindows.set(model, shrunk ? Math.floor(Math.min(known, sentEstimate) * 0.85) : window);
     // Fitted again with the same turns and mode as `fit`: a fit again.
     const again = this.fitted(prompt, attachments, toolResults, end);

@@ -14,6 +14,7 @@ import type { ChatEvent } from '../../src/protocol/events.js';
 import type { TurnOutcome } from '../../src/session/types.js';
 import { compactionPrompt } from '../../src/session/compaction.js';
 import { textTokens } from '../../src/session/context-fit.js';
+import { compileAnswerSchema } from '../../src/session/answer-schema.js';
 import { connection, json, useLoopbackServers } from '../transport/loopback.js';
 
 let gateway: RunningGateway;
@@ -77,6 +78,7 @@ describe('--title', () => {
     const plain = open('echo');
     await drain(plain.send('one', signal()));
     expect(records(plain.cid!).filter((r) => r.type === 'title')).toEqual([]);
+    expect(readFileSync(join(dir, 'conversations', `${plain.cid}.jsonl`), 'utf8')).not.toContain('"title"');
     const unsaved = await drain(open('echo', { title: 'kites', store: null, record: false }).send('one', signal()));
     expect(unsaved.status).toBe('complete');
     expect(unsaved.result.text).toBe('one');
@@ -284,6 +286,16 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
     expect(warnings[0]).toMatch(/^cannot save the conversation to .*\.jsonl: .* \(fix it, set GATECHAT_DATA_DIR, or use --no-save\)$/);
   });
 
+  it('with no one to tell (no warn hook), a failed answer whose record cannot be written still ends with its own error', async () => {
+    const conversation = open('error-event');
+    let broke = false;
+    const outcome = await drain(conversation.send('x', signal()), () => {
+      if (!broke) broke = Boolean(breakFile(conversation.cid!));
+    });
+    expect(outcome.status).toBe('error');
+    expect(outcome.error?.name).toBe('ServerStreamError');
+  });
+
   it('a compaction whose summary cannot be written changes nothing: an error, the turns still sent', async () => {
     const conversation = resumed('echo', 2);
     breakFile(conversation.cid!);
@@ -324,6 +336,22 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
     expect(outcome.error?.name).toBe('StorageError');
     // Only the prompt (written before the fault) is on disk: no part after it, no final record.
     expect(records(conversation.cid!).map((r) => r.type)).toEqual(['meta', 'user']);
+  });
+});
+
+describe('a compaction too long for the model (SPEC §17)', () => {
+  it('is fitted again to the window the refusal named, still without --schema, and covers every turn', async () => {
+    const schema = { type: 'object', properties: { n: { type: 'number' } } };
+    const conversation = resumed('context-2000', 30, { answerSchema: { schema, check: await compileAnswerSchema(schema) }, warn: () => {} });
+    const outcome = await drain(conversation.compact!('', signal()));
+    expect(outcome.status, outcome.error?.message).toBe('complete');
+    expect(outcome.compaction?.turns).toBe(30);
+    const [refused, fitted] = gateway.requests.map((r) => r.body as Body & { response_format?: unknown });
+    expect(gateway.requests).toHaveLength(2);
+    expect(refused!.messages).toHaveLength(61);
+    expect(fitted!.messages.length).toBeLessThan(61);
+    expect(fitted!.messages.at(-1)).toEqual({ role: 'user', content: compactionPrompt('') });
+    expect(fitted!.response_format).toBeUndefined();
   });
 });
 
