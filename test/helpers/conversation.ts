@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
 import type { ConversationDeps } from '../../src/session/conversation.js';
+import type { ChatEvent } from '../../src/protocol/events.js';
+import type { TurnOutcome } from '../../src/session/types.js';
 import { ConversationStore, type AssistantInput } from '../../src/session/conversation-store.js';
 
 export interface GatewayAndStore {
@@ -68,4 +70,14 @@ export function savedAnswer(content: string, extra: Partial<AssistantInput> = {}
     timings: { first_token_ms: 1, total_ms: 2 },
     ...extra,
   };
+}
+
+/** Runs a turn's events to the end (each to `onEvent`) and returns its outcome; no turn at all fails the test. */
+export async function drainTurn(events: AsyncGenerator<ChatEvent, TurnOutcome, void> | null | undefined, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
+  if (!events) throw new Error('no turn');
+  while (true) {
+    const step = await events.next();
+    if (step.done) return step.value;
+    onEvent?.(step.value);
+  }
 }

@@ -4,14 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/gateway/server.js';
 import { answerToolAsText, openConversation, reportedError, type ConversationDeps, type GatewayConversationApi } from '../../src/session/conversation.js';
-import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
+import { conversationDeps, savedAnswer, useGatewayAndStore, drainTurn } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { ExitCode } from '../../src/exit-codes.js';
 import { compileAnswerSchema } from '../../src/session/answer-schema.js';
 import { Budget } from '../../src/session/budget.js';
 import type { ServerStreamError } from '../../src/transport/errors.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
-import type { TurnOutcome } from '../../src/session/types.js';
 
 let gateway: RunningGateway;
 let store: ConversationStore;
@@ -21,13 +20,6 @@ useGatewayAndStore('gatechat-convpaths-', (made) => ({ gateway, store } = made))
 const open = (model: string, extra: Partial<ConversationDeps> = {}): GatewayConversationApi => openConversation(conversationDeps(gateway.url, store, model, extra));
 const signal = () => new AbortController().signal;
 
-async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void> | null): Promise<TurnOutcome> {
-  if (!events) throw new Error('no turn');
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-  }
-}
 
 const bodies = () => gateway.requests.map((r) => r.body as { messages: { role: string; content: unknown }[]; model: string });
 const longPrompt = (i: number) => `turn ${String(i).padStart(2, '0')}: ${'tell me more about the history of kites '.repeat(5)}`;
@@ -47,7 +39,7 @@ describe('a context overflow (SPEC §17)', () => {
     const warnings: string[] = [];
     const learned: [string, unknown][] = [];
     const conversation = resumed('context-2000', 30, { warn: (line) => warnings.push(line), onLearned: async (model, facts) => void learned.push([model, facts]) });
-    const outcome = await drain(conversation.send('and what came next?', signal()));
+    const outcome = await drainTurn(conversation.send('and what came next?', signal()));
     expect(outcome.status).toBe('complete');
     expect(outcome.result.text).toBe('and what came next?');
     expect(warnings).toHaveLength(1);
@@ -69,7 +61,7 @@ describe('a context overflow (SPEC §17)', () => {
     // Learned for the session: the next prompt is fitted before it is sent, one request, no "learned".
     gateway.requests.length = 0;
     warnings.length = 0;
-    const next = await drain(conversation.send('and after that?', signal()));
+    const next = await drainTurn(conversation.send('and after that?', signal()));
     expect(next.status).toBe('complete');
     expect(bodies()).toHaveLength(1);
     expect(warnings).toHaveLength(1);
@@ -81,7 +73,7 @@ describe('a context overflow (SPEC §17)', () => {
     const warnings: string[] = [];
     const learned: unknown[] = [];
     const conversation = resumed('context-2000', 30, { contextMode: { kind: 'full' }, warn: (line) => warnings.push(line), onLearned: async (_m, facts) => void learned.push(facts) });
-    const outcome = await drain(conversation.send('again?', signal()));
+    const outcome = await drainTurn(conversation.send('again?', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/maximum context length is 2000 tokens/);
     expect(bodies()).toHaveLength(1);
@@ -94,11 +86,11 @@ describe('a context overflow (SPEC §17)', () => {
     const learned: unknown[] = [];
     const conversation = resumed('context-2000', 30, { contextWindow: () => 2000, warn: (line) => warnings.push(line), onLearned: async (_m, facts) => void learned.push(facts) });
     const fresh = open('context-10', { warn: (line) => warnings.push(line) });
-    const refused = await drain(fresh.send('a prompt longer than ten tokens surely, by quite a few words', signal()));
+    const refused = await drainTurn(fresh.send('a prompt longer than ten tokens surely, by quite a few words', signal()));
     expect(refused.status).toBe('error');
     expect(refused.error?.message).toMatch(/maximum context length is 10 tokens/);
     expect(warnings).toEqual([]);
-    const outcome = await drain(conversation.send('and then?', signal()));
+    const outcome = await drainTurn(conversation.send('and then?', signal()));
     expect(outcome.status).toBe('complete');
     expect(bodies()).toHaveLength(2);
     expect(warnings).toHaveLength(1);
@@ -111,20 +103,20 @@ describe('--context last', () => {
   it('sends the last n turns and says how many were left out, naming --context', async () => {
     const warnings: string[] = [];
     const conversation = resumed('echo', 3, { contextMode: { kind: 'last', turns: 1 }, warn: (line) => warnings.push(line) });
-    await drain(conversation.send('now', signal()));
+    await drainTurn(conversation.send('now', signal()));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^left out the 2 oldest turns \(about \d+ tokens\) \(--context 1\)$/);
     expect(bodies()[0]!.messages).toHaveLength(3);
     warnings.length = 0;
     const two = resumed('echo', 2, { contextMode: { kind: 'last', turns: 1 }, warn: (line) => warnings.push(line) });
-    await drain(two.send('now', signal()));
+    await drainTurn(two.send('now', signal()));
     expect(warnings).toEqual([expect.stringMatching(/^left out the oldest turn \(about \d+ tokens\) \(--context 1\)$/)]);
   });
 
   it('nothing left out: nothing said', async () => {
     const warnings: string[] = [];
     const conversation = resumed('echo', 2, { contextMode: { kind: 'last', turns: 5 }, warn: (line) => warnings.push(line) });
-    await drain(conversation.send('now', signal()));
+    await drainTurn(conversation.send('now', signal()));
     expect(warnings).toEqual([]);
     expect(bodies()[0]!.messages).toHaveLength(5);
   });
@@ -134,7 +126,7 @@ describe('a budget already reached (SPEC §16)', () => {
   it('a prompt sends nothing and records nothing: an error outcome with the budget\'s error', async () => {
     const budget = new Budget({ maxCost: 0 });
     const conversation = open('echo', { budget });
-    const outcome = await drain(conversation.send('hello', signal()));
+    const outcome = await drainTurn(conversation.send('hello', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/^budget reached: --max-cost/);
     expect(outcome.timings).toEqual({ firstTokenMs: null, totalMs: 0 });
@@ -147,7 +139,7 @@ describe('a budget already reached (SPEC §16)', () => {
   it('a compaction sends nothing and changes nothing', async () => {
     const budget = new Budget({ maxCost: 0 });
     const conversation = resumed('echo', 3, { budget });
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/^budget reached/);
     expect(outcome.timings).toEqual({ firstTokenMs: null, totalMs: 0 });
@@ -160,7 +152,7 @@ describe('fallbacks (SPEC §17)', () => {
   it('a model failing before its first byte: the fallback answers, named in the result and the saved answer, with a warning', async () => {
     const warnings: string[] = [];
     const conversation = open('fail-500', { fallbacks: ['echo'], warn: (line) => warnings.push(line) });
-    const outcome = await drain(conversation.send('hello', signal()));
+    const outcome = await drainTurn(conversation.send('hello', signal()));
     expect(outcome.status).toBe('complete');
     expect(outcome.result.text).toBe('hello');
     expect(outcome.result.model).toBe('echo');
@@ -173,7 +165,7 @@ describe('fallbacks (SPEC §17)', () => {
 
   it('no fallback needed: the result names none', async () => {
     const conversation = open('echo', { fallbacks: ['echo'] });
-    const outcome = await drain(conversation.send('hello', signal()));
+    const outcome = await drainTurn(conversation.send('hello', signal()));
     expect(outcome.result.fallback_from).toBeUndefined();
     expect(store.load(conversation.cid!).turns[0]!.assistant!.fallback_from).toBeUndefined();
   });
@@ -218,7 +210,7 @@ describe('compaction edges', () => {
   it('an answer that asks for a tool instead of summarising compacts nothing: an error naming the model, nothing written', async () => {
     const conversation = resumed('tool', 2, { tools });
     const before = store.records(conversation.cid!).length;
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toBe('tool answered without a summary (it asked for a tool instead); nothing was compacted');
     expect(outcome.error?.hint).toBe('try again, or with another model: /model, or -m');
@@ -230,14 +222,14 @@ describe('compaction edges', () => {
 
   it('the user\'s instructions are saved trimmed; a conversation not recorded takes the summary without writing it', async () => {
     const conversation = resumed('echo', 2);
-    const outcome = await drain(conversation.compact!('  keep the numbers  ', signal()));
+    const outcome = await drainTurn(conversation.compact!('  keep the numbers  ', signal()));
     expect(outcome.status).toBe('complete');
     const summary = store.records(conversation.cid!).find((r) => r.type === 'summary') as { instructions?: string } | undefined;
     expect(summary?.instructions).toBe('keep the numbers');
 
     const unrecorded = resumed('echo', 2, { record: false });
     const before = store.records(unrecorded.cid!).length;
-    const done = await drain(unrecorded.compact!('', signal()));
+    const done = await drainTurn(unrecorded.compact!('', signal()));
     expect(done.status).toBe('complete');
     expect(done.compaction?.turns).toBe(2);
     expect(unrecorded.currentSummary!()).toEqual({ text: done.result.text, covered: 2 });
@@ -248,11 +240,11 @@ describe('compaction edges', () => {
 describe('settings, clear, tools, retry', () => {
   it('a new conversation records its settings, nulls for what is unset; a changed setting is recorded with the next prompt only', async () => {
     const conversation = open('echo');
-    await drain(conversation.send('one', signal()));
+    await drainTurn(conversation.send('one', signal()));
     expect(store.load(conversation.cid!).settings).toEqual({ model: 'echo', api: 'chat', system: null, temperature: null, max_tokens: null, options: null, tools: null });
     conversation.update({ temperature: 0.5, system: 'Be terse.' });
-    await drain(conversation.send('two', signal()));
-    await drain(conversation.send('three', signal()));
+    await drainTurn(conversation.send('two', signal()));
+    await drainTurn(conversation.send('three', signal()));
     const withSettings = store.records(conversation.cid!).filter((r) => (r as { settings?: unknown }).settings !== undefined);
     expect(withSettings).toHaveLength(1);
     expect(store.load(conversation.cid!).settings).toEqual({ model: 'echo', api: 'chat', system: 'Be terse.', temperature: 0.5, max_tokens: null, options: null, tools: null });
@@ -260,12 +252,12 @@ describe('settings, clear, tools, retry', () => {
 
   it('clear starts a new conversation: no turns, no id, the next prompt alone in a new file', async () => {
     const conversation = open('echo', { title: 'first' });
-    await drain(conversation.send('one', signal()));
+    await drainTurn(conversation.send('one', signal()));
     const first = conversation.cid;
     conversation.clear();
     expect(conversation.turns).toEqual([]);
     expect(conversation.cid).toBeNull();
-    await drain(conversation.send('two', signal()));
+    await drainTurn(conversation.send('two', signal()));
     expect(conversation.cid).not.toBe(first);
     expect(bodies().at(-1)!.messages).toEqual([{ role: 'user', content: 'two' }]);
     expect(store.list().find((c) => c.cid === conversation.cid)?.title ?? null).not.toBe('first');
@@ -287,12 +279,12 @@ describe('settings, clear, tools, retry', () => {
   it('nothing to retry: null; /retry keep records the new ask beside the old one', async () => {
     const conversation = open('echo');
     expect(conversation.retry(signal())).toBeNull();
-    await drain(conversation.send('one', signal()));
-    await drain(conversation.retry(signal(), { keep: true })!);
+    await drainTurn(conversation.send('one', signal()));
+    await drainTurn(conversation.retry(signal(), { keep: true })!);
     const [turn] = store.load(conversation.cid!).turns;
     expect(store.load(conversation.cid!).turns).toHaveLength(1);
     expect(turn!.alternatives).toHaveLength(1);
-    await drain(conversation.retry(signal())!);
+    await drainTurn(conversation.retry(signal())!);
     expect(store.load(conversation.cid!).turns[0]!.alternatives).toHaveLength(1);
   });
 
@@ -313,25 +305,25 @@ describe('--schema answers', () => {
   it('a matching answer carries its data; a mismatch is an error with the data still given; no schema: no data field', async () => {
     const check = await compileAnswerSchema(schema);
     const conversation = open('echo', { answerSchema: { schema, check } });
-    const good = await drain(conversation.send('{"n":1}', signal()));
+    const good = await drainTurn(conversation.send('{"n":1}', signal()));
     expect(good.status).toBe('complete');
     expect(good.error).toBeUndefined();
     expect(good.data).toEqual({ n: 1 });
-    const bad = await drain(conversation.send('{"m":1}', signal()));
+    const bad = await drainTurn(conversation.send('{"m":1}', signal()));
     expect(bad.status).toBe('complete');
     expect(bad.error?.message).toMatch(/does not match the schema/);
     expect(bad.data).toEqual({ m: 1 });
     expect(store.load(conversation.cid!).turns[1]!.assistant!.error?.message).toMatch(/does not match the schema/);
-    const notJson = await drain(conversation.send('plain words', signal()));
+    const notJson = await drainTurn(conversation.send('plain words', signal()));
     expect(notJson.error?.message).toMatch(/not JSON/);
     expect(notJson.data).toBeNull();
-    const plain = await drain(open('echo').send('{"n":1}', signal()));
+    const plain = await drainTurn(open('echo').send('{"n":1}', signal()));
     expect('data' in plain).toBe(false);
   });
 
   it('a failed answer is not checked: its error is the gateway\'s, data null', async () => {
     const check = await compileAnswerSchema(schema);
-    const outcome = await drain(open('fail-500', { answerSchema: { schema, check } }).send('{"n":1}', signal()));
+    const outcome = await drainTurn(open('fail-500', { answerSchema: { schema, check } }).send('{"n":1}', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/simulated 500/);
     expect(outcome.data).toBeNull();
@@ -341,7 +333,7 @@ describe('--schema answers', () => {
 describe('a stream that ends cleanly mid-answer', () => {
   it('is an interrupted turn with the interrupted-stream error, its partial text kept and saved', async () => {
     const conversation = open('eof-after-3');
-    const outcome = await drain(conversation.send('one two three four five six', signal()));
+    const outcome = await drainTurn(conversation.send('one two three four five six', signal()));
     expect(outcome.status).toBe('interrupted');
     expect(outcome.error?.name).toBe('StreamInterruptedError');
     expect(outcome.termination).toBe('truncated');

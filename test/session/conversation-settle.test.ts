@@ -8,12 +8,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/gateway/server.js';
 import { openConversation, type ConversationDeps, type GatewayConversationApi } from '../../src/session/conversation.js';
-import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
+import { conversationDeps, savedAnswer, useGatewayAndStore, drainTurn } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { UsageLedger, ledgerPath } from '../../src/session/ledger.js';
 import { Budget } from '../../src/session/budget.js';
 import type { ChatEvent } from '../../src/protocol/events.js';
-import type { TurnOutcome } from '../../src/session/types.js';
 import { connection, json, useLoopbackServers } from '../transport/loopback.js';
 
 let gateway: RunningGateway;
@@ -26,14 +25,6 @@ const serve = useLoopbackServers();
 const open = (model: string, extra: Partial<ConversationDeps> = {}): GatewayConversationApi => openConversation(conversationDeps(gateway.url, store, model, extra));
 const signal = () => new AbortController().signal;
 
-async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void> | null | undefined, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
-  if (!events) throw new Error('no turn');
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-    onEvent?.(step.value);
-  }
-}
 
 const records = (cid: string) => store.records(cid) as unknown as Array<Record<string, unknown>>;
 const prices = { in: 3, out: 15 };
@@ -62,12 +53,12 @@ describe('prices, the ledger and the budget (SPEC §16)', () => {
       asked.push(model);
       return prices;
     };
-    const unpriced = await drain(open('echo', { pricesFor }).send('one two', signal()));
+    const unpriced = await drainTurn(open('echo', { pricesFor }).send('one two', signal()));
     expect(asked).toEqual(['echo']);
     expect(unpriced.result.cost).toMatchObject({ source: expect.any(String) });
     expect((unpriced.result.cost as { usd: number }).usd).toBeGreaterThan(0);
     asked.length = 0;
-    const priced = await drain(open('echo+cost', { pricesFor }).send('one two', signal()));
+    const priced = await drainTurn(open('echo+cost', { pricesFor }).send('one two', signal()));
     expect(asked).toEqual([]);
     expect(priced.result.cost).not.toBeNull();
   });
@@ -75,7 +66,7 @@ describe('prices, the ledger and the budget (SPEC §16)', () => {
   it('the gateway\'s cost is saved with the answer and charged to the budget', async () => {
     const budget = new Budget({ maxCost: 100 });
     const conversation = open('echo+cost', { budget });
-    const outcome = await drain(conversation.send('one two', signal()));
+    const outcome = await drainTurn(conversation.send('one two', signal()));
     expect(outcome.result.cost).not.toBeNull();
     expect(store.load(conversation.cid!).turns[0]!.assistant!.cost).toEqual(outcome.result.cost);
     expect(budget.spent).toBeGreaterThan(0);
@@ -84,7 +75,7 @@ describe('prices, the ledger and the budget (SPEC §16)', () => {
 
   it('a request that failed is in the ledger under the model asked for', async () => {
     const ledger = new UsageLedger({ profile: undefined }, () => {}, dir);
-    await drain(open('fail-500', { ledger, store: null, record: false }).send('x', signal()));
+    await drainTurn(open('fail-500', { ledger, store: null, record: false }).send('x', signal()));
     const lines = readFileSync(ledgerPath(dir), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ model: 'fail-500', status: 'error' });
@@ -99,15 +90,15 @@ describe('what the gateway taught', () => {
       warn: () => {},
       onLearned: async (model, facts) => void learned.push([model, facts]),
     });
-    await drain(conversation.send('a', signal()));
+    await drainTurn(conversation.send('a', signal()));
     expect(learned).toEqual([['max-completion-tokens', expect.objectContaining({})]]);
     expect(Object.keys(learned[0]![1] as object).length).toBeGreaterThan(0);
   });
 
   it('a limit the user set stays when the gateway demanded none', async () => {
     const conversation = open('echo', { settings: { model: 'echo', api: 'chat', stream: true, maxTokens: 50 } });
-    await drain(conversation.send('a', signal()));
-    await drain(conversation.send('b', signal()));
+    await drainTurn(conversation.send('a', signal()));
+    await drainTurn(conversation.send('b', signal()));
     expect(gateway.requests.at(-1)!.body).toHaveProperty('max_tokens', 50);
     expect(conversation.settings.maxTokens).toBe(50);
   });
@@ -116,7 +107,7 @@ describe('what the gateway taught', () => {
 describe('fallbacks (SPEC §17)', () => {
   it('the answering model keeps the name its gateway gave it; a fallback without a warn hook still answers', async () => {
     const server = await chatServer((_i, body) => (body.model === 'primary' ? { status: 500, body: { error: { message: 'down' } } } : { body: completion('hello', 'backup-2025-01') }));
-    const outcome = await drain(through(server.url, 'primary', { fallbacks: ['backup'], store: null, record: false }).send('hi', signal()));
+    const outcome = await drainTurn(through(server.url, 'primary', { fallbacks: ['backup'], store: null, record: false }).send('hi', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(outcome.result.model).toBe('backup-2025-01');
     expect(outcome.result.fallback_from).toBe('primary');
@@ -124,7 +115,7 @@ describe('fallbacks (SPEC §17)', () => {
 
   it('an answer that names no model is the fallback\'s', async () => {
     const server = await chatServer((_i, body) => (body.model === 'primary' ? { status: 500, body: { error: { message: 'down' } } } : { body: completion('hello', undefined) }));
-    const outcome = await drain(through(server.url, 'primary', { fallbacks: ['backup'], store: null, record: false, warn: () => {} }).send('hi', signal()));
+    const outcome = await drainTurn(through(server.url, 'primary', { fallbacks: ['backup'], store: null, record: false, warn: () => {} }).send('hi', signal()));
     expect(outcome.result.model).toBe('backup');
   });
 });
@@ -132,10 +123,10 @@ describe('fallbacks (SPEC §17)', () => {
 describe('a quiet turn (a batch line)', () => {
   it('yields nothing and returns the whole outcome; not quiet, the events come through', async () => {
     const events: ChatEvent[] = [];
-    const outcome = await drain(open('echo', { quiet: true, store: null, record: false }).send('one two three', signal()), (e) => events.push(e));
+    const outcome = await drainTurn(open('echo', { quiet: true, store: null, record: false }).send('one two three', signal()), (e) => events.push(e));
     expect(events).toEqual([]);
     expect(outcome.result.text).toBe('one two three');
-    await drain(open('echo', { quiet: false, store: null, record: false }).send('one two three', signal()), (e) => events.push(e));
+    await drainTurn(open('echo', { quiet: false, store: null, record: false }).send('one two three', signal()), (e) => events.push(e));
     expect(events.filter((e) => e.type === 'text').length).toBeGreaterThan(0);
   });
 });
@@ -143,7 +134,7 @@ describe('a quiet turn (a batch line)', () => {
 describe('timings and the first-token time', () => {
   const timed = async (model: string, prompt: string, extra: Partial<ConversationDeps> = {}) => {
     const before = Date.now();
-    const outcome = await drain(open(model, { store: null, record: false, ...extra }).send(prompt, signal()));
+    const outcome = await drainTurn(open(model, { store: null, record: false, ...extra }).send(prompt, signal()));
     return { outcome, elapsed: Date.now() - before };
   };
 
@@ -173,9 +164,9 @@ describe('timings and the first-token time', () => {
 
   it('a compaction\'s timings too', async () => {
     const conversation = open('echo', { store: null, record: false });
-    await drain(conversation.send('one', signal()));
+    await drainTurn(conversation.send('one', signal()));
     const before = Date.now();
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     const elapsed = Date.now() - before;
     expect(outcome.timings.firstTokenMs).not.toBeNull();
     expect(outcome.timings.firstTokenMs!).toBeLessThanOrEqual(outcome.timings.totalMs);
@@ -186,7 +177,7 @@ describe('timings and the first-token time', () => {
 describe('what is saved with an answer', () => {
   it('the request\'s parameters and the timings', async () => {
     const conversation = open('echo', { settings: { model: 'echo', api: 'chat', stream: true, temperature: 0.5, maxTokens: 50, extraBody: { seed: 1 } } });
-    const outcome = await drain(conversation.send('one two', signal()));
+    const outcome = await drainTurn(conversation.send('one two', signal()));
     const answer = records(conversation.cid!).find((r) => r.type === 'assistant')!;
     expect(answer.params).toEqual({ temperature: 0.5, max_tokens: 50, stream: true, options: { seed: 1 } });
     expect(answer.timings).toEqual({ first_token_ms: outcome.timings.firstTokenMs, total_ms: outcome.timings.totalMs });
@@ -198,9 +189,9 @@ describe('a budget already reached', () => {
     const cid = store.create({ model: 'echo', api: 'chat', system: null });
     store.appendAssistant(cid, { ...savedAnswer('a'), turn: store.appendUser(cid, 'q') });
     const conversation = open('echo', { resume: store.load(cid), budget: new Budget({ maxCost: 0 }) });
-    const outcome = await drain(conversation.send('hello', signal()));
+    const outcome = await drainTurn(conversation.send('hello', signal()));
     expect(outcome.result).toMatchObject({ api: 'chat', cid, finish_reason: 'error', text: '' });
-    const compacted = await drain(conversation.compact!('', signal()));
+    const compacted = await drainTurn(conversation.compact!('', signal()));
     expect(compacted.result).toMatchObject({ api: 'chat', cid, finish_reason: 'error', text: '' });
   });
 });
@@ -212,7 +203,7 @@ describe('a compaction answered with blank text (SPEC §17)', () => {
     store.appendAssistant(cid, { ...savedAnswer('a'), turn: store.appendUser(cid, 'q') });
     const conversation = through(server.url, 'summariser', { resume: store.load(cid) });
     const before = records(cid).length;
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toBe('summariser-2025 answered without a summary; nothing was compacted');
     expect(outcome.compaction).toBeUndefined();
@@ -224,7 +215,7 @@ describe('a compaction answered with blank text (SPEC §17)', () => {
     const server = await chatServer(() => ({ body: { ...completion('We spoke of kites.', 'summariser-2025'), usage: { prompt_tokens: 3, completion_tokens: 2, cost: 0.5 } } }));
     const cid = store.create({ model: 'summariser', api: 'chat', system: null });
     store.appendAssistant(cid, { ...savedAnswer('a'), turn: store.appendUser(cid, 'q') });
-    const outcome = await drain(through(server.url, 'summariser', { resume: store.load(cid) }).compact!('', signal()));
+    const outcome = await drainTurn(through(server.url, 'summariser', { resume: store.load(cid) }).compact!('', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(outcome.result.cost).not.toBeNull();
     const summary = records(cid).find((r) => r.type === 'summary')!;
@@ -264,7 +255,7 @@ describe('saved turns read back (-c / --cid)', () => {
 
 describe('how a stream ends', () => {
   it('a finish without the end marker is a complete answer', async () => {
-    const outcome = await drain(open('no-done', { store: null, record: false }).send('one two', signal()));
+    const outcome = await drainTurn(open('no-done', { store: null, record: false }).send('one two', signal()));
     expect(outcome.status).toBe('complete');
     expect(outcome.error).toBeUndefined();
     expect(outcome.termination).toBe('finish_then_eof');
@@ -272,7 +263,7 @@ describe('how a stream ends', () => {
 
   it('a cancelled turn\'s error says so', async () => {
     const controller = new AbortController();
-    const outcome = await drain(open('slow-30', { store: null, record: false }).send('go', controller.signal), () => controller.abort());
+    const outcome = await drainTurn(open('slow-30', { store: null, record: false }).send('go', controller.signal), () => controller.abort());
     expect(outcome.status).toBe('cancelled');
     expect(outcome.error?.message).toBe('cancelled');
   });
@@ -297,7 +288,7 @@ describe('a streamed answer from a loopback server', () => {
       });
       let seen = false;
       const conversation = openConversation({ ...conversationDeps(gateway.url, store, 'streamer', streaming()), conn: connection(server.url, { retries: 0 }) });
-      const outcome = await drain(conversation.send('hi', signal()), () => {
+      const outcome = await drainTurn(conversation.send('hi', signal()), () => {
         if (seen) return;
         seen = true;
         // The rest is sent only after this wait: a first-token time taken from it would be within the wait's end.
@@ -317,7 +308,7 @@ describe('a streamed answer from a loopback server', () => {
       res.end('data: [DONE]\n\n');
     });
     const conversation = openConversation({ ...conversationDeps(gateway.url, store, 'streamer', streaming()), conn: connection(server.url, { retries: 0 }) });
-    const outcome = await drain(conversation.send('hi', signal()));
+    const outcome = await drainTurn(conversation.send('hi', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toBe('the gateway reported an error inside the stream (one): first trouble');
   });

@@ -8,10 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/gateway/server.js';
 import { openConversation, type ConversationDeps, type GatewayConversationApi } from '../../src/session/conversation.js';
-import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
+import { conversationDeps, savedAnswer, useGatewayAndStore, drainTurn } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
-import type { ChatEvent } from '../../src/protocol/events.js';
-import type { TurnOutcome } from '../../src/session/types.js';
 import { compactionPrompt } from '../../src/session/compaction.js';
 import { textTokens } from '../../src/session/context-fit.js';
 import { compileAnswerSchema } from '../../src/session/answer-schema.js';
@@ -27,14 +25,6 @@ const serve = useLoopbackServers();
 const open = (model: string, extra: Partial<ConversationDeps> = {}): GatewayConversationApi => openConversation(conversationDeps(gateway.url, store, model, extra));
 const signal = () => new AbortController().signal;
 
-async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void> | null | undefined, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
-  if (!events) throw new Error('no turn');
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-    onEvent?.(step.value);
-  }
-}
 
 type Body = { messages: { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }[]; model: string };
 const bodies = () => gateway.requests.map((r) => r.body as Body);
@@ -68,18 +58,18 @@ function breakFile(cid: string): () => void {
 describe('--title', () => {
   it('is written once, with the first prompt; later prompts write no title', async () => {
     const conversation = open('echo', { title: 'kites' });
-    await drain(conversation.send('one', signal()));
-    await drain(conversation.send('two', signal()));
+    await drainTurn(conversation.send('one', signal()));
+    await drainTurn(conversation.send('two', signal()));
     expect(store.list().find((c) => c.cid === conversation.cid)?.title).toBe('kites');
     expect(records(conversation.cid!).filter((r) => r.type === 'title')).toHaveLength(1);
   });
 
   it('without one, no title record; not recorded, a title is not written anywhere and the turn still runs', async () => {
     const plain = open('echo');
-    await drain(plain.send('one', signal()));
+    await drainTurn(plain.send('one', signal()));
     expect(records(plain.cid!).filter((r) => r.type === 'title')).toEqual([]);
     expect(readFileSync(join(dir, 'conversations', `${plain.cid}.jsonl`), 'utf8')).not.toContain('"title"');
-    const unsaved = await drain(open('echo', { title: 'kites', store: null, record: false }).send('one', signal()));
+    const unsaved = await drainTurn(open('echo', { title: 'kites', store: null, record: false }).send('one', signal()));
     expect(unsaved.status).toBe('complete');
     expect(unsaved.result.text).toBe('one');
   });
@@ -88,7 +78,7 @@ describe('--title', () => {
 describe('a store with record false (--no-save while continuing)', () => {
   it('creates no conversation for a new chat: no id, nothing on disk', async () => {
     const conversation = open('echo', { record: false });
-    const outcome = await drain(conversation.send('one', signal()));
+    const outcome = await drainTurn(conversation.send('one', signal()));
     expect(outcome.status).toBe('complete');
     expect(conversation.cid).toBeNull();
     expect(store.list()).toEqual([]);
@@ -98,21 +88,21 @@ describe('a store with record false (--no-save while continuing)', () => {
 describe('/retry', () => {
   it('names the turn it replaces in the saved record', async () => {
     const conversation = open('echo');
-    await drain(conversation.send('one', signal()));
-    await drain(conversation.retry(signal()));
+    await drainTurn(conversation.send('one', signal()));
+    await drainTurn(conversation.retry(signal()));
     const users = records(conversation.cid!).filter((r) => r.type === 'user');
     expect(users).toHaveLength(2);
     expect(users[1]!.supersedes).toBe(users[0]!.turn);
     // A second /retry replaces the first one's answer, not the original.
-    await drain(conversation.retry(signal()));
+    await drainTurn(conversation.retry(signal()));
     const again = records(conversation.cid!).filter((r) => r.type === 'user');
     expect(again[2]!.supersedes).toBe(again[1]!.turn);
   });
 
   it('with no summary in effect, there is still none after it', async () => {
     const conversation = open('echo');
-    await drain(conversation.send('one', signal()));
-    await drain(conversation.retry(signal()));
+    await drainTurn(conversation.send('one', signal()));
+    await drainTurn(conversation.retry(signal()));
     expect(conversation.currentSummary!()).toBeNull();
   });
 
@@ -122,7 +112,7 @@ describe('/retry', () => {
     store.appendSummary(cid, { content: 'We spoke of kites.', turns: 2, through: ids[1], model: 'echo', api: 'chat', usage: { input_tokens: null, output_tokens: null } });
     const conversation = open('echo', { resume: store.load(cid) });
     expect(conversation.currentSummary!()).toEqual({ text: 'We spoke of kites.', covered: 2 });
-    await drain(conversation.retry(signal()));
+    await drainTurn(conversation.retry(signal()));
     expect(conversation.currentSummary!()).toEqual({ text: 'We spoke of kites.', covered: 2 });
     // The retried turn and the one before it (after the summary) are sent; the covered two are not.
     expect(bodies().at(-1)!.messages.map((m) => m.content)).toEqual(['Summary of the earlier conversation: We spoke of kites.', longPrompt(2), longPrompt(2), longPrompt(3)]);
@@ -163,9 +153,9 @@ describe('the context window (SPEC §17)', () => {
 
   it('a refusal of a new conversation teaches nothing: the next prompts send every turn', async () => {
     const conversation = open('context-10', { store: null, record: false, warn: () => {} });
-    const refused = await drain(conversation.send('a prompt longer than ten tokens surely, by quite a few words', signal()));
+    const refused = await drainTurn(conversation.send('a prompt longer than ten tokens surely, by quite a few words', signal()));
     expect(refused.status).toBe('error');
-    const short = await drain(conversation.send('hi', signal()));
+    const short = await drainTurn(conversation.send('hi', signal()));
     expect(short.status).toBe('complete');
     // Nothing known of the window: the answered turn goes back with the next prompt.
     expect(conversation.request('yo').messages).toEqual([
@@ -182,11 +172,11 @@ describe('a tool loop\'s follow-up (sendToolResults, SPEC §15)', () => {
   it('sends the results as the answer to the calls: no prompt, no files; saved with the results; they go back in later turns', async () => {
     // agent on Messages is a thinking model: a follow-up without its signed thinking block is refused.
     const conversation = open('agent', { tools, settings: { model: 'agent', api: 'messages', stream: true } });
-    const called = await drain(conversation.send('call lookup {"q":"kites"}', signal()));
+    const called = await drainTurn(conversation.send('call lookup {"q":"kites"}', signal()));
     expect(called.status).toBe('complete');
     const [call] = called.result.tool_calls;
     expect(call).toMatchObject({ name: 'lookup', arguments: { q: 'kites' } });
-    const answered = await drain(conversation.sendToolResults!([{ id: call!.id, name: 'lookup', ok: true, text: 'forty-two kites' }], signal()));
+    const answered = await drainTurn(conversation.sendToolResults!([{ id: call!.id, name: 'lookup', ok: true, text: 'forty-two kites' }], signal()));
     expect(answered.status, answered.error?.message).toBe('complete');
     expect(answered.result.text).toBe('results: forty-two kites');
     expect(conversation.turns.at(-1)).toMatchObject({ prompt: '', attachments: [], toolResults: [{ id: call!.id, text: 'forty-two kites' }] });
@@ -196,7 +186,7 @@ describe('a tool loop\'s follow-up (sendToolResults, SPEC §15)', () => {
     expect(user.tool_results).toEqual([{ id: call!.id, name: 'lookup', ok: true, text: 'forty-two kites' }]);
 
     // The next prompt sends the results again, as the answer to the call.
-    await drain(conversation.send('thanks', signal()));
+    await drainTurn(conversation.send('thanks', signal()));
     const sent = JSON.stringify(bodies().at(-1)!.messages);
     expect(sent).toContain('"tool_result"');
     expect(sent).toContain('forty-two kites');
@@ -226,9 +216,9 @@ describe('a tool-calling answer\'s reasoning goes back with its calls, whichever
       conn: connection(server.url, { retries: 0 }),
       settings: { model: 'thinker', api: 'chat', stream: false },
     });
-    const called = await drain(conversation.send('look it up', signal()));
+    const called = await drainTurn(conversation.send('look it up', signal()));
     expect(called.result.reasoning).toBe('I need the lookup.');
-    expect((await drain(conversation.sendToolResults!(results('call_1'), signal()))).status).toBe('complete');
+    expect((await drainTurn(conversation.sendToolResults!(results('call_1'), signal()))).status).toBe('complete');
     const assistant = (JSON.parse(server.requests[1]!.body) as Body).messages.find((m) => m.role === 'assistant') as Record<string, unknown>;
     expect(assistant.reasoning_content).toBe('I need the lookup.');
   });
@@ -250,10 +240,10 @@ describe('a tool-calling answer\'s reasoning goes back with its calls, whichever
       conn: connection(server.url, { retries: 0 }),
       settings: { model: 'thinker', api: 'messages', stream: false },
     });
-    const called = await drain(conversation.send('look it up', signal()));
+    const called = await drainTurn(conversation.send('look it up', signal()));
     expect(called.result.reasoning).toBeNull();
     expect(called.result.tool_calls).toHaveLength(1);
-    expect((await drain(conversation.sendToolResults!(results('toolu_1'), signal()))).status).toBe('complete');
+    expect((await drainTurn(conversation.sendToolResults!(results('toolu_1'), signal()))).status).toBe('complete');
     const assistant = (JSON.parse(server.requests[1]!.body) as { messages: { role: string; content: { type: string }[] }[] }).messages.find((m) => m.role === 'assistant')!;
     expect(assistant.content[0]).toEqual({ type: 'redacted_thinking', data: 'sealed' });
   });
@@ -262,9 +252,9 @@ describe('a tool-calling answer\'s reasoning goes back with its calls, whichever
 describe('a store that stops taking writes mid-turn (disk full)', () => {
   it('a complete answer whose record cannot be written: still complete, with the storage error as the turn\'s error', async () => {
     const conversation = open('echo');
-    await drain(conversation.send('one', signal()));
+    await drainTurn(conversation.send('one', signal()));
     let broke = false;
-    const outcome = await drain(conversation.send('two words', signal()), () => {
+    const outcome = await drainTurn(conversation.send('two words', signal()), () => {
       if (!broke) broke = Boolean(breakFile(conversation.cid!));
     });
     expect(outcome.status).toBe('complete');
@@ -277,7 +267,7 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
     const warnings: string[] = [];
     const conversation = open('error-event', { warn: (line) => warnings.push(line) });
     let broke = false;
-    const outcome = await drain(conversation.send('x', signal()), () => {
+    const outcome = await drainTurn(conversation.send('x', signal()), () => {
       if (!broke) broke = Boolean(breakFile(conversation.cid!));
     });
     expect(outcome.status).toBe('error');
@@ -289,7 +279,7 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
   it('with no one to tell (no warn hook), a failed answer whose record cannot be written still ends with its own error', async () => {
     const conversation = open('error-event');
     let broke = false;
-    const outcome = await drain(conversation.send('x', signal()), () => {
+    const outcome = await drainTurn(conversation.send('x', signal()), () => {
       if (!broke) broke = Boolean(breakFile(conversation.cid!));
     });
     expect(outcome.status).toBe('error');
@@ -299,7 +289,7 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
   it('a compaction whose summary cannot be written changes nothing: an error, the turns still sent', async () => {
     const conversation = resumed('echo', 2);
     breakFile(conversation.cid!);
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.name).toBe('StorageError');
     expect(outcome.result.text).not.toBe('');
@@ -310,7 +300,7 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
 
   it('a long answer is saved in parts of at least 256 KiB each, the rest in its final record', async () => {
     const conversation = open('big-1', { retainText: false });
-    await drain(conversation.send('long', signal()));
+    await drainTurn(conversation.send('long', signal()));
     const parts = records(conversation.cid!).filter((r) => r.type === 'answer_part').map((r) => String(r.content).length);
     expect(parts.length).toBeGreaterThanOrEqual(3);
     expect(parts.length).toBeLessThanOrEqual(4);
@@ -322,7 +312,7 @@ describe('a store that stops taking writes mid-turn (disk full)', () => {
     let streamed = 0;
     let restore: (() => void) | null = null;
     let restored = false;
-    const outcome = await drain(conversation.send('long', signal()), (e) => {
+    const outcome = await drainTurn(conversation.send('long', signal()), (e) => {
       if (e.type !== 'text') return;
       streamed += e.delta.length;
       if (!restore) restore = breakFile(conversation.cid!);
@@ -343,7 +333,7 @@ describe('a compaction too long for the model (SPEC §17)', () => {
   it('is fitted again to the window the refusal named, still without --schema, and covers every turn', async () => {
     const schema = { type: 'object', properties: { n: { type: 'number' } } };
     const conversation = resumed('context-2000', 30, { answerSchema: { schema, check: await compileAnswerSchema(schema) }, warn: () => {} });
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(outcome.compaction?.turns).toBe(30);
     const [refused, fitted] = gateway.requests.map((r) => r.body as Body & { response_format?: unknown });
@@ -358,14 +348,14 @@ describe('a compaction too long for the model (SPEC §17)', () => {
 describe('a compaction that fails', () => {
   it('keeps the gateway\'s error, and a cancelled one is cancelled', async () => {
     const failing = resumed('fail-500', 2);
-    const failed = await drain(failing.compact!('', signal()));
+    const failed = await drainTurn(failing.compact!('', signal()));
     expect(failed.status).toBe('error');
     expect(failed.error?.message).toMatch(/simulated 500/);
     const conversation = open('echo', { store: null, record: false });
-    await drain(conversation.send('one', signal()));
+    await drainTurn(conversation.send('one', signal()));
     conversation.update({ model: 'slow-30' });
     const controller = new AbortController();
-    const cancelled = await drain(conversation.compact!('', controller.signal), () => controller.abort());
+    const cancelled = await drainTurn(conversation.compact!('', controller.signal), () => controller.abort());
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.error?.message).toBe('cancelled');
     expect(conversation.currentSummary!()).toBeNull();
@@ -384,7 +374,7 @@ describe('a compaction that stops before a tool call still unanswered', () => {
 
   it('asks with the turns it covers only, and says what they held and which turn it ends with', async () => {
     const conversation = withPendingCall();
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(bodies().at(-1)!.messages.map((m) => m.content)).toEqual([longPrompt(0), longPrompt(0), longPrompt(1), longPrompt(1), 'third', 'third answer', compactionPrompt('')]);
     const turns = store.load(conversation.cid!).turns;
@@ -396,16 +386,16 @@ describe('a compaction that stops before a tool call still unanswered', () => {
 
   it('--context last fits the covered turns alone', async () => {
     const conversation = withPendingCall({ contextMode: { kind: 'last', turns: 1 }, warn: () => {} });
-    const outcome = await drain(conversation.compact!('', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(bodies().at(-1)!.messages.map((m) => m.content)).toEqual(['third', 'third answer', compactionPrompt('')]);
   });
 
   it('turns with no saved id (not recorded): the compaction names no turn', async () => {
     const conversation = open('echo', { store: null, record: false });
-    await drain(conversation.send('one', signal()));
-    await drain(conversation.send('two', signal()));
-    const outcome = await drain(conversation.compact!('', signal()));
+    await drainTurn(conversation.send('one', signal()));
+    await drainTurn(conversation.send('two', signal()));
+    const outcome = await drainTurn(conversation.compact!('', signal()));
     expect(outcome.status).toBe('complete');
     expect(outcome.compaction).toStrictEqual({ turns: 2, coveredTokens: textTokens('one') * 2 + textTokens('two') * 2, summaryTokens: textTokens(outcome.result.text) });
   });
@@ -420,14 +410,14 @@ describe('what is said when earlier turns are left out', () => {
   it('--context last with a known window: the window is named when it leaves out more than --context does', async () => {
     const { lines, warn } = warned();
     const conversation = resumed('echo', 30, { contextMode: { kind: 'last', turns: 25 }, contextWindow: () => 2000, warn });
-    await drain(conversation.send('now', signal()));
+    await drainTurn(conversation.send('now', signal()));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^left out the \d+ oldest turns \(about \d+ tokens\) to fit echo's context window of 2000 tokens \(--context full sends them all\)$/);
   });
 
   it('with no one to tell (no warn hook) the turn still goes out fitted', async () => {
     const conversation = resumed('echo', 30, { contextWindow: () => 2000 });
-    const outcome = await drain(conversation.send('now', signal()));
+    const outcome = await drainTurn(conversation.send('now', signal()));
     expect(outcome.status).toBe('complete');
     expect(conversation.turns.at(-1)!.omittedTurns).toBeGreaterThan(0);
   });
@@ -435,7 +425,7 @@ describe('what is said when earlier turns are left out', () => {
   it('--context last with a window that holds them: --context is named', async () => {
     const { lines, warn } = warned();
     const conversation = resumed('echo', 30, { contextMode: { kind: 'last', turns: 5 }, contextWindow: () => 100_000, warn });
-    await drain(conversation.send('now', signal()));
+    await drainTurn(conversation.send('now', signal()));
     expect(lines).toEqual([expect.stringMatching(/^left out the 25 oldest turns \(about \d+ tokens\) \(--context 5\)$/)]);
   });
 
@@ -447,7 +437,7 @@ describe('what is said when earlier turns are left out', () => {
     const { lines, warn } = warned();
     const conversation = open('echo', { resume: store.load(cid), contextMode: { kind: 'last', turns: 25 }, contextWindow: () => 3800, warn, record: false });
     expect((conversation.request('now').messages.length - 1) / 2).toBe(24);
-    await drain(conversation.send('now', signal()));
+    await drainTurn(conversation.send('now', signal()));
     expect(lines).toEqual([expect.stringMatching(/^left out the 6 oldest turns \(about \d+ tokens\) to fit echo's context window of 3800 tokens/)]);
   });
   it('--context last without a window: turns kept with a tool call\'s results leave out more, still --context\'s doing', async () => {
@@ -459,7 +449,7 @@ describe('what is said when earlier turns are left out', () => {
     const { lines, warn } = warned();
     // The last two would begin with the results of a call left out: the three oldest go.
     const conversation = open('echo', { resume: store.load(cid), contextMode: { kind: 'last', turns: 2 }, warn, record: false });
-    await drain(conversation.send('now', signal()));
+    await drainTurn(conversation.send('now', signal()));
     expect(lines).toEqual([expect.stringMatching(/^left out the 3 oldest turns \(about \d+ tokens\) \(--context 2\)$/)]);
   });
 });
@@ -491,7 +481,7 @@ describe('a refusal for length from a gateway that counts differently (SPEC §17
     const server = await refusing('Your request exceeded the context length of this model.');
     const warnings: string[] = [];
     const conversation = through(server.url, { warn: (line) => warnings.push(line) });
-    const outcome = await drain(conversation.send('next?', signal()));
+    const outcome = await drainTurn(conversation.send('next?', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(server.requests).toHaveLength(2);
     const window = Math.floor(((textTokens('next?') + 30 * turnTokens) * 3) / 4);
@@ -505,7 +495,7 @@ describe('a refusal for length from a gateway that counts differently (SPEC §17
     const warnings: string[] = [];
     const learned: unknown[] = [];
     const conversation = through(server.url, { contextWindow: () => 2000, warn: (line) => warnings.push(line), onLearned: async (_m, facts) => void learned.push(facts) });
-    const outcome = await drain(conversation.send('next?', signal()));
+    const outcome = await drainTurn(conversation.send('next?', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(server.requests).toHaveLength(2);
     // Fitted to 2000 less a quarter: 13 turns (1488 tokens) were sent; 85 % of that is the new budget.
@@ -525,7 +515,7 @@ describe('a refusal for length from a gateway that counts differently (SPEC §17
     const warnings: string[] = [];
     const learned: unknown[] = [];
     const conversation = through(server.url, { contextWindow: () => 3000, warn: (line) => warnings.push(line), onLearned: async (_m, facts) => void learned.push(facts) });
-    const outcome = await drain(conversation.send('next?', signal()));
+    const outcome = await drainTurn(conversation.send('next?', signal()));
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(learned).toEqual([{ context: 2000 }]);
     expect(warnings[1]).toMatch(/to fit thinker's context window of 2000 tokens \(learned from the gateway's refusal; remembered\)/);
@@ -534,7 +524,7 @@ describe('a refusal for length from a gateway that counts differently (SPEC §17
   it('refused again once fitted: the second refusal stands, nothing more is tried', async () => {
     const server = await serve((_req, res) => json(res, 400, { error: { message: 'Your request exceeded the context length of this model.', type: 'invalid_request_error', code: null } }));
     const conversation = through(server.url, { warn: () => {} });
-    const outcome = await drain(conversation.send('next?', signal()));
+    const outcome = await drainTurn(conversation.send('next?', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/exceeded the context length/);
     expect(server.requests).toHaveLength(2);
@@ -549,7 +539,7 @@ describe('a refusal for length from a gateway that counts differently (SPEC §17
       conn: connection(server.url, { retries: 0 }),
       settings: { model: 'thinker', api: 'chat', stream: false },
     });
-    const outcome = await drain(conversation.send('a prompt longer than ten tokens on its own', signal()));
+    const outcome = await drainTurn(conversation.send('a prompt longer than ten tokens on its own', signal()));
     expect(outcome.status).toBe('error');
     expect(outcome.error?.message).toMatch(/maximum context length is 10 tokens/);
     expect(server.requests).toHaveLength(1);

@@ -3,10 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../../src/gateway/server.js';
 import { openConversation, type ConversationDeps } from '../../src/session/conversation.js';
-import { conversationDeps, useGatewayAndStore } from '../helpers/conversation.js';
+import { conversationDeps, useGatewayAndStore, drainTurn } from '../helpers/conversation.js';
 import { ConversationStore } from '../../src/session/conversation-store.js';
-import type { ChatEvent } from '../../src/protocol/events.js';
-import type { Conversation, TurnOutcome } from '../../src/session/types.js';
+import type { Conversation } from '../../src/session/types.js';
 
 let gateway: RunningGateway;
 let dir: string;
@@ -16,24 +15,17 @@ useGatewayAndStore('gatechat-conv-', (made) => ({ gateway, dir, store } = made))
 
 const open = (model: string, extra: Partial<ConversationDeps> = {}): Conversation => openConversation(conversationDeps(gateway.url, store, model, extra));
 
-async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>, onEvent?: (e: ChatEvent) => void): Promise<TurnOutcome> {
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-    onEvent?.(step.value);
-  }
-}
 
 const sentMessages = () => (gateway.requests.at(-1)!.body as { messages: unknown[] }).messages;
 
 describe('Conversation', () => {
   it('sends prior turns as context and records both sides', async () => {
     const conversation = open('echo');
-    const first = await drain(conversation.send('one', new AbortController().signal));
+    const first = await drainTurn(conversation.send('one', new AbortController().signal));
     expect(first.status).toBe('complete');
     expect(first.result.text).toBe('one');
     expect(first.timings.firstTokenMs).not.toBeNull();
-    await drain(conversation.send('two', new AbortController().signal));
+    await drainTurn(conversation.send('two', new AbortController().signal));
     expect(sentMessages()).toEqual([
       { role: 'user', content: 'one' },
       { role: 'assistant', content: 'one' },
@@ -50,7 +42,7 @@ describe('Conversation', () => {
     const conversation = open('slow-30');
     const controller = new AbortController();
     let seen = '';
-    const outcome = await drain(conversation.send('go', controller.signal), (e) => {
+    const outcome = await drainTurn(conversation.send('go', controller.signal), (e) => {
       if (e.type === 'text') seen += e.delta;
       if (seen.split(' ').length >= 3) controller.abort();
     });
@@ -60,7 +52,7 @@ describe('Conversation', () => {
     expect(store.load(conversation.cid!).turns[0]!.assistant).toMatchObject({ status: 'cancelled', content: seen });
 
     conversation.update({ model: 'echo' });
-    await drain(conversation.send('next', new AbortController().signal));
+    await drainTurn(conversation.send('next', new AbortController().signal));
     expect(sentMessages()).toEqual([
       { role: 'user', content: 'go' },
       { role: 'assistant', content: seen },
@@ -70,13 +62,13 @@ describe('Conversation', () => {
 
   it('an interrupted stream and an error are outcomes, never throws', async () => {
     const conversation = open('drop-after-4');
-    const dropped = await drain(conversation.send('x', new AbortController().signal));
+    const dropped = await drainTurn(conversation.send('x', new AbortController().signal));
     expect(dropped.status).toBe('interrupted');
     expect(dropped.error?.exitCode).toBe(8);
     expect(dropped.result.text.trim().split(/\s+/)).toHaveLength(4);
 
     conversation.update({ model: 'fail-404' });
-    const rejected = await drain(conversation.send('y', new AbortController().signal));
+    const rejected = await drainTurn(conversation.send('y', new AbortController().signal));
     expect(rejected.status).toBe('error');
     expect(rejected.error?.exitCode).toBe(4);
     expect(rejected.result.text).toBe('');
@@ -84,8 +76,8 @@ describe('Conversation', () => {
 
   it('/retry replaces the last answer in the context, on disk too', async () => {
     const conversation = open('echo');
-    await drain(conversation.send('first', new AbortController().signal));
-    await drain(conversation.retry(new AbortController().signal)!);
+    await drainTurn(conversation.send('first', new AbortController().signal));
+    await drainTurn(conversation.retry(new AbortController().signal)!);
     expect(sentMessages()).toEqual([{ role: 'user', content: 'first' }]);
     expect(conversation.turns).toHaveLength(1);
     // Both attempts stay on disk; only the newest is context when the conversation is continued.
@@ -96,10 +88,10 @@ describe('Conversation', () => {
   it('/retry sends the prompt again with its attachments', async () => {
     const conversation = open('echo', { store: null, record: false });
     const files = [{ kind: 'text' as const, path: 'notes.txt', text: 'attached words' }];
-    await drain(conversation.send('read this', new AbortController().signal, files));
+    await drainTurn(conversation.send('read this', new AbortController().signal, files));
     const firstBody = JSON.stringify(gateway.requests.at(-1)!.body);
     expect(firstBody).toContain('attached words');
-    await drain(conversation.retry(new AbortController().signal)!);
+    await drainTurn(conversation.retry(new AbortController().signal)!);
     expect(gateway.requests).toHaveLength(2);
     expect(JSON.stringify(gateway.requests[1]!.body)).toBe(firstBody);
   });
@@ -111,23 +103,23 @@ describe('Conversation', () => {
       record: false,
       warn: () => {},
     });
-    expect((await drain(conversation.send('a', new AbortController().signal))).status).toBe('complete');
+    expect((await drainTurn(conversation.send('a', new AbortController().signal))).status).toBe('complete');
     // Refused without one, then sent again with one.
     expect(gateway.requests).toHaveLength(2);
     const demanded = (gateway.requests[1]!.body as { max_tokens?: unknown }).max_tokens;
     expect(demanded).toEqual(expect.any(Number));
-    expect((await drain(conversation.send('b', new AbortController().signal))).status).toBe('complete');
+    expect((await drainTurn(conversation.send('b', new AbortController().signal))).status).toBe('complete');
     // The next turn sends it at once: no second refusal.
     expect(gateway.requests).toHaveLength(3);
     expect(gateway.requests[2]!.body).toHaveProperty('max_tokens', demanded);
   });
 
   it('an error inside the stream, or in a non-streamed answer, is an error outcome in the gateway\'s words', async () => {
-    const streamed = await drain(open('error-event', { store: null, record: false }).send('x', new AbortController().signal));
+    const streamed = await drainTurn(open('error-event', { store: null, record: false }).send('x', new AbortController().signal));
     expect(streamed.status).toBe('error');
     expect(streamed.error).toMatchObject({ exitCode: 6, name: 'ServerStreamError' });
     expect(streamed.error?.message).toMatch(/^the gateway reported an error inside the stream \(overloaded\): gatechat dev gateway: simulated mid-stream error/);
-    const whole = await drain(
+    const whole = await drainTurn(
       open('error-chunk', { store: null, record: false, settings: { model: 'error-chunk', api: 'chat', stream: false } }).send('x', new AbortController().signal),
     );
     expect(whole.status).toBe('error');
@@ -138,7 +130,7 @@ describe('Conversation', () => {
   it('continues a saved conversation: its turns (attachments read back) are the context, a /retry supersedes the saved turn', async () => {
     const first = open('echo');
     const files = [{ kind: 'text' as const, path: 'notes.txt', text: 'attached words' }];
-    const answer = (await drain(first.send('read this', new AbortController().signal, files))).result.text;
+    const answer = (await drainTurn(first.send('read this', new AbortController().signal, files))).result.text;
     expect(answer).toContain('attached words');
     const cid = first.cid!;
     store.appendUser(cid, 'never answered');
@@ -149,7 +141,7 @@ describe('Conversation', () => {
       ['never answered', 'interrupted', ''],
     ]);
     expect(resumed.turns[0]!.attachments).toEqual(files);
-    await drain(resumed.send('and now?', new AbortController().signal));
+    await drainTurn(resumed.send('and now?', new AbortController().signal));
     const context = sentMessages() as { role: string; content: unknown }[];
     expect(context).toHaveLength(3);
     expect(JSON.stringify(context[0])).toContain('attached words');
@@ -157,7 +149,7 @@ describe('Conversation', () => {
       { role: 'assistant', content: answer },
       { role: 'user', content: 'and now?' },
     ]);
-    await drain(resumed.retry(new AbortController().signal)!);
+    await drainTurn(resumed.retry(new AbortController().signal)!);
     const turns = store.load(cid).turns;
     expect(turns.map((t) => t.user)).toEqual(['read this', 'never answered', 'and now?']);
     expect(store.records(cid).filter((r) => r.type === 'user')).toHaveLength(4);
@@ -171,9 +163,9 @@ describe('Conversation', () => {
       record: false,
       warn: (line) => warnings.push(line),
     });
-    await drain(withWarn.send('a', new AbortController().signal));
+    await drainTurn(withWarn.send('a', new AbortController().signal));
     expect(gateway.requests).toHaveLength(2);
-    await drain(withWarn.send('b', new AbortController().signal));
+    await drainTurn(withWarn.send('b', new AbortController().signal));
     expect(gateway.requests).toHaveLength(3);
     expect(gateway.requests[2]!.body).toHaveProperty('max_completion_tokens', 20);
     expect(warnings).toHaveLength(1);
@@ -183,7 +175,7 @@ describe('Conversation', () => {
   it('retainText false: a long answer goes to disk in parts, never whole in memory, and loads back whole', async () => {
     const conversation = open('big-1', { retainText: false });
     let streamed = '';
-    const outcome = await drain(conversation.send('long', new AbortController().signal), (e) => {
+    const outcome = await drainTurn(conversation.send('long', new AbortController().signal), (e) => {
       if (e.type === 'text') streamed += e.delta;
     });
     expect(outcome.status).toBe('complete');
