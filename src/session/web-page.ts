@@ -9,23 +9,37 @@ import TurndownService from 'turndown';
 /** What is dropped when Readability finds no article and the whole body is kept instead. */
 const NOT_CONTENT = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg';
 
+/**
+ * linkedom builds a document only under an <html> root: from '' or bare text it builds none (and
+ * Readability throws), from a fragment an empty body. Such a page is read as the body it is.
+ */
+function parsePage(html: string) {
+  const parsed = parseHTML(html);
+  return parsed.document.documentElement?.localName === 'html' ? parsed : parseHTML(`<html><head></head><body>${html}</body></html>`);
+}
+
 /** Markdown of the page's article, with its title as a heading; links made absolute against `url`. */
 export function readablePage(html: string, url: string): string {
-  const { document } = parseHTML(html);
+  const { document } = parsePage(html);
   // Readability resolves relative links against these; linkedom knows no URL of its own.
   Object.defineProperty(document, 'baseURI', { value: url });
   Object.defineProperty(document, 'documentURI', { value: url });
+  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — linkedom's title is always a string ('' without a <title>)
   const title = document.title?.trim() ?? '';
   const article = new Readability(document as unknown as Document).parse();
+  // Stryker disable next-line StringLiteral: equivalent — without an article the fallback below replaces the content
   let content = article?.content ?? '';
   if (!article?.textContent?.trim()) {
-    const { document: whole } = parseHTML(html);
+    const { document: whole } = parsePage(html);
     for (const element of whole.querySelectorAll(NOT_CONTENT)) element.remove();
+    // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — linkedom's body getter makes an empty <body> where there is none
     content = whole.body?.innerHTML ?? '';
   }
   const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+  // Stryker disable next-line ArrayDeclaration,StringLiteral: equivalent — kept should Readability change: it drops script, noscript and style itself, and the fallback removes them with NOT_CONTENT
   turndown.remove(['script', 'style', 'noscript']);
   const markdown = turndown.turndown(content).trim();
+  // Stryker disable next-line MethodExpression,OptionalChaining: equivalent — Readability's title is always a string, trimmed from <title>, meta or JSON-LD alike
   const heading = article?.title?.trim() || title;
   return heading ? `# ${heading}\n\n${markdown}` : markdown;
 }
