@@ -1,5 +1,5 @@
 // Batch lines attach only inside one root (SPEC §20); saved binary attachments live once by hash (SPEC §12).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ describe('attach root', () => {
     expect(openAttachRoot('docs', work)).toEqual({ real: docs, label: '--attach-root docs' });
     expect(() => openAttachRoot('missing', work)).toThrow('--attach-root: cannot use missing: no such directory');
     expect(() => openAttachRoot('docs/a.md', work)).toThrow('--attach-root: docs/a.md is not a directory');
-    expect(() => openAttachRoot('docs/a.md/x', work)).toThrow(/^--attach-root: cannot use docs\/a\.md\/x: /);
+    expect(() => openAttachRoot('docs/a.md/x', work)).toThrow(/^--attach-root: cannot use docs\/a\.md\/x: ENOTDIR: not a directory/);
   });
 
   it('refuses the first path that leads outside, links followed; a sibling sharing the prefix is outside', () => {
@@ -55,5 +55,17 @@ describe('BlobStore', () => {
     expect(store.collect(new Set([hash]))).toBe(1);
     expect(store.get(other)).toBeNull();
     expect(readdirSync(store.root).sort()).toEqual([hash, 'not-a-blob.tmp'].sort());
+  });
+
+  it('a blob already there is left as it is, and only a hash names a blob (never a path beside the store)', () => {
+    const data = join(dir, 'data2');
+    const store = new BlobStore(data);
+    const content = Buffer.from('same bytes').toString('base64');
+    const hash = store.put(content);
+    const first = statSync(join(store.root, hash)).ino;
+    expect(store.put(content)).toBe(hash);
+    expect(statSync(join(store.root, hash)).ino).toBe(first);
+    writeFileSync(join(data, 'secret'), 'key');
+    expect(store.get('../secret')).toBeNull();
   });
 });
