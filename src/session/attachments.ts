@@ -38,8 +38,8 @@ export function sniff(bytes: Uint8Array): Sniffed {
   if (startsWith(bytes, ascii('%PDF-'))) return { kind: 'pdf' };
   if (bytes.includes(0)) return { kind: 'unknown' };
   try {
-    const text = utf8.decode(bytes);
-    return { kind: 'text', text: text.startsWith('\uFEFF') ? text.slice(1) : text };
+    // The decoder drops a leading BOM itself (ignoreBOM is false).
+    return { kind: 'text', text: utf8.decode(bytes) };
   } catch {
     return { kind: 'unknown' };
   }

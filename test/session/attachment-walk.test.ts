@@ -33,6 +33,14 @@ describe('order and sizes', () => {
     });
   });
 
+  it('in UTF-16 order, as JavaScript compares names (not the byte order the file system lists them in)', () => {
+    fresh();
+    put('\uFF5A.txt');
+    put('\u{1F600}.txt');
+    put('a.txt');
+    expect(paths(dir)).toEqual([join(dir, 'a.txt'), join(dir, '\u{1F600}.txt'), join(dir, '\uFF5A.txt')]);
+  });
+
   it('leaves out what is no regular file (a FIFO)', () => {
     fresh();
     put('a.txt');
@@ -66,6 +74,15 @@ describe('.gitignore', () => {
     put('sub/drop.md');
     put('top.md');
     expect(paths(dir)).toEqual([join(dir, 'sub', 'keep.md')]);
+  });
+
+  it('an ignored directory is not entered: a .gitignore inside cannot bring its files back (as in git)', () => {
+    fresh();
+    put('.gitignore', 'build/\n');
+    put('build/.gitignore', '!keep.txt\n');
+    put('build/keep.txt');
+    put('src.txt');
+    expect(paths(dir)).toEqual([join(dir, 'src.txt')]);
   });
 
   it('a directory-only pattern skips the directory and not a file of that name', () => {

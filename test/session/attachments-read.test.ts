@@ -144,7 +144,7 @@ describe('URLs and commands: only where the caller allows them', () => {
     const found = await readAttachments(['http://a.test/x', 'HTTPS://b.test/y', local], { ...quiet, fetchUrl });
     expect(found.map((a) => a.path)).toEqual(['http://a.test/x', 'HTTPS://b.test/y', local]);
     expect(fetched).toEqual(['http://a.test/x', 'HTTPS://b.test/y']);
-    const inPath = join(dir, 'nowhere', 'http://x');
+    const inPath = `${dir}/nowhere/http://x`;
     expect(await refusal([inPath], { ...quiet, fetchUrl })).toBe(`2 cannot attach ${inPath}: no such file or directory`);
     expect(await refusal(['https://c.test/z'])).toBe('2 cannot attach https://c.test/z: no such file or directory');
     expect(fetched).toEqual(['http://a.test/x', 'HTTPS://b.test/y']);
@@ -194,6 +194,11 @@ describe('directories', () => {
     const video = join(zeros, 'video.mp4');
     writeFileSync(video, '');
     truncateSync(video, 33 * MiB);
+    expect((await readAttachments([zeros], quiet)).map((a) => a.path)).toEqual([join(zeros, 'a.txt')]);
+    // An image signature says binary even with no NUL in the first 8 KiB.
+    const picture = join(zeros, 'picture.png');
+    writeFileSync(picture, Buffer.concat([PNG.subarray(0, 8), Buffer.alloc(8192, 0x61)]));
+    truncateSync(picture, 33 * MiB);
     expect((await readAttachments([zeros], quiet)).map((a) => a.path)).toEqual([join(zeros, 'a.txt')]);
 
     // Not UTF-8, but no NUL in the first 8 KiB: it could be text cut mid-character, so it is read.
