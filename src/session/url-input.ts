@@ -72,6 +72,7 @@ export async function fetchUrlAttachment(url: string, web: WebAccess, log?: (lin
   let bytes: Buffer;
   let headers: Record<string, string>;
   try {
+    // Stryker disable next-line StringLiteral: equivalent — undici sends an empty method as GET, its default
     const response = await sendRequest({ conn, method: 'GET', path: '', log });
     headers = response.headers;
     // Stryker disable next-line ArrowFunction: equivalent — the throw leaves readPage's for-await, which returns the body iterator, and its finally already destroys the response and its agent
@@ -94,8 +95,8 @@ export async function fetchUrlAttachment(url: string, web: WebAccess, log?: (lin
     if (!text.trim()) throw new UsageError(`cannot attach ${url}: the page has no readable text`);
     return { kind: 'text', path: url, text };
   }
-  // Text in the charset it says it is in; without one, only UTF-8.
-  const text = charset && charset !== 'utf-8' && charset !== 'utf8' && !bytes.includes(0) ? decode(bytes, charset, true) : sniffed.kind === 'text' ? sniffed.text : null;
+  // Text in the charset it says it is in; without one, only UTF-8 (images and PDFs went above). Never with a NUL.
+  const text = bytes.includes(0) ? null : decode(bytes, charset, true);
   if (text === null) throw new UsageError(`cannot attach ${url}: it is not an HTML page, UTF-8 text, a PNG, JPEG, GIF or WebP image, or a PDF`);
   return { kind: 'text', path: url, text };
 }

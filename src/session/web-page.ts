@@ -6,9 +6,6 @@ import TurndownService from 'turndown';
 // the article over a linkedom DOM; turndown writes it as Markdown. No hand-written HTML parsing.
 // Loaded only when a URL is attached: these libraries are most of this chunk.
 
-/** What is dropped when Readability finds no article and the whole body is kept instead. */
-const NOT_CONTENT = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg';
-
 /**
  * linkedom builds a document only under an <html> root: from '' or bare text it builds none (and
  * Readability throws), from a fragment an empty body. Such a page is read as the body it is.
@@ -31,11 +28,19 @@ export function readablePage(html: string, url: string): string {
   let content = article?.content ?? '';
   if (!article?.textContent?.trim()) {
     const { document: whole } = parsePage(html);
-    for (const element of whole.querySelectorAll(NOT_CONTENT)) element.remove();
+    // What is not content. (Here, not a module constant: a mutant of it could not be told apart once loaded.)
+    const notContent = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg';
+    for (const element of whole.querySelectorAll(notContent)) element.remove();
     // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — linkedom's body getter makes an empty <body> where there is none
     content = whole.body?.innerHTML ?? '';
   }
-  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+  const turndown = new TurndownService({
+    // Stryker disable next-line StringLiteral: equivalent — turndown writes setext headings only for 'setext' (its default when the option is left out); any other value is atx
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '*',
+  });
   // Stryker disable next-line ArrayDeclaration,StringLiteral: equivalent — kept should Readability change: it drops script, noscript and style itself, and the fallback removes them with NOT_CONTENT
   turndown.remove(['script', 'style', 'noscript']);
   const markdown = turndown.turndown(content).trim();
