@@ -72,7 +72,7 @@ export async function fetchUrlAttachment(url: string, web: WebAccess, log?: (lin
   let bytes: Buffer;
   let headers: Record<string, string>;
   try {
-    // Stryker disable next-line StringLiteral: equivalent — undici sends an empty method as GET, its default
+    // Stryker disable next-line StringLiteral: equivalent — a single request goes out through node:http, which sends an empty method as GET
     const response = await sendRequest({ conn, method: 'GET', path: '', log });
     headers = response.headers;
     // Stryker disable next-line ArrowFunction: equivalent — the throw leaves readPage's for-await, which returns the body iterator, and its finally already destroys the response and its agent
