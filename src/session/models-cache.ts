@@ -48,7 +48,8 @@ export function cachedModelList(baseUrl: string, dir = dataDir()): { ids: string
 export function cachedContextWindow(baseUrl: string, model: string, dir = dataDir()): number | undefined {
   const contexts = read(dir)[baseUrl]?.contexts;
   const value = typeof contexts === 'object' && contexts !== null && Object.prototype.hasOwnProperty.call(contexts, model) ? contexts[model] : undefined;
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  // Number.isSafeInteger is false for anything but a number: no typeof check before it.
+  return Number.isSafeInteger(value) && (value as number) > 0 ? value : undefined;
 }
 
 /** The context windows a model list gives, by id (what saveModelIds keeps beside the ids). */
@@ -60,12 +61,13 @@ export function contextWindowsOf(models: ReadonlyArray<{ id: string; context_len
 export function cachedPrices(baseUrl: string, model: string, dir = dataDir()): Prices | undefined {
   const entry = read(dir)[baseUrl]?.prices;
   if (typeof entry !== 'object' || entry === null || !Object.prototype.hasOwnProperty.call(entry, model)) return undefined;
-  const prices = (entry as Record<string, unknown>)[model] as Record<string, unknown> | null;
-  const usd = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
-  const input = usd(prices?.in);
-  const output = usd(prices?.out);
+  const prices = ((entry as Record<string, unknown>)[model] ?? {}) as Record<string, unknown>;
+  // Number.isFinite is false for anything but a number: no typeof check before it.
+  const usd = (value: unknown) => (Number.isFinite(value) && (value as number) >= 0 ? (value as number) : undefined);
+  const input = usd(prices.in);
+  const output = usd(prices.out);
   if (input === undefined || output === undefined) return undefined;
-  const cacheRead = usd(prices?.cacheRead);
-  const cacheWrite = usd(prices?.cacheWrite);
+  const cacheRead = usd(prices.cacheRead);
+  const cacheWrite = usd(prices.cacheWrite);
   return { in: input, out: output, ...(cacheRead !== undefined ? { cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWrite } : {}) };
 }
