@@ -122,3 +122,63 @@ describe('usage report', () => {
     expect(() => parseWhen('last week', '--until', now)).toThrow(/--until/);
   });
 });
+
+describe('usage report: grouping, order and the daily series', () => {
+  const rec = (ts: string, model: string, cost: number | null, extra: Partial<LedgerRecord> = {}): LedgerRecord => ({
+    ts, profile: null, model, in: 1, out: 1, cache_read: null, cache_write: null, cost, status: 'complete', ...extra,
+  });
+  const noon = (y: number, m: number, d: number) => new Date(y, m - 1, d, 12).toISOString();
+
+  it('local days are zero-padded', async () => {
+    const { localDay } = await import('../../src/session/usage-report.js');
+    expect(localDay(new Date(2026, 0, 5))).toBe('2026-01-05');
+  });
+
+  it('by day: oldest first whatever the order of the ledger or the costs; cache writes summed', () => {
+    const aggregator = new UsageAggregator('day');
+    aggregator.add(rec(noon(2026, 1, 9), 'a', 0.1, { cache_write: 3 }));
+    aggregator.add(rec(noon(2026, 1, 3), 'a', 0.5, { cache_write: 4 }));
+    aggregator.add(rec(noon(2026, 1, 6), 'b', 0.2));
+    const r = aggregator.report();
+    expect(r.rows.map((row) => row.key)).toEqual(['2026-01-03', '2026-01-06', '2026-01-09']);
+    expect(r.total.cache_write_tokens).toBe(7);
+    expect(r.daily.map((d) => d.day)).toEqual(['2026-01-03', '2026-01-04', '2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09']);
+    expect(r.daily.map((d) => d.cost_usd)).toEqual([0.5, 0, 0, 0.2, 0, 0, 0.1]);
+  });
+
+  it('by model: dearest first, then most requests', () => {
+    const aggregator = new UsageAggregator('model');
+    aggregator.add(rec(noon(2026, 1, 3), 'cheap', 0.125));
+    aggregator.add(rec(noon(2026, 1, 3), 'tie-few', 0.5));
+    aggregator.add(rec(noon(2026, 1, 3), 'tie-many', 0.25));
+    aggregator.add(rec(noon(2026, 1, 3), 'tie-many', 0.25));
+    aggregator.add(rec(noon(2026, 1, 3), 'dear', 1));
+    aggregator.add(rec(noon(2026, 1, 3), 'aaa-unknown', null));
+    expect(aggregator.report().rows.map((row) => row.key)).toEqual(['dear', 'tie-many', 'tie-few', 'cheap', 'aaa-unknown']);
+  });
+
+  it('a range: the days it spans, one day when since and until share it, none without requests, at most 3660', () => {
+    const aggregator = new UsageAggregator('profile');
+    expect(aggregator.report({ since: new Date(2026, 0, 1), until: new Date(2026, 0, 9) }).daily).toEqual([]);
+    aggregator.add(rec(noon(2026, 1, 3), 'a', 0.5, { profile: 'work' }));
+    expect(aggregator.report({ since: new Date(2026, 0, 3), until: new Date(2026, 0, 3) }).daily).toEqual([{ day: '2026-01-03', cost_usd: 0.5 }]);
+    expect(aggregator.report({ since: new Date(2000, 0, 1), until: new Date(2026, 0, 3) }).daily).toHaveLength(3660);
+    expect(aggregator.report().rows.map((row) => row.key)).toEqual(['work']);
+  });
+
+  it('a half-hour time zone: one UTC hour across two local days is not cached as one', (ctx) => {
+    const before = process.env.TZ;
+    process.env.TZ = 'Asia/Kolkata';
+    try {
+      // Worker threads (Stryker's) do not take a new TZ: nothing to test there.
+      if (new Date('2026-11-20T18:10:00.000Z').getTimezoneOffset() !== -330) ctx.skip();
+      const aggregator = new UsageAggregator('day');
+      aggregator.add(rec('2026-11-20T18:10:00.000Z', 'a', 1)); // 23:40 local
+      aggregator.add(rec('2026-11-20T18:40:00.000Z', 'a', 2)); // 00:10 local, the next day
+      expect(aggregator.report().rows.map((row) => [row.key, row.cost_usd])).toEqual([['2026-11-20', 1], ['2026-11-21', 2]]);
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
+});
