@@ -53,7 +53,7 @@ describe('models cache: contexts and prices', () => {
   });
 
   it('contextWindowsOf keeps the models that give one', () => {
-    expect(contextWindowsOf([{ id: 'a', context_length: 100 }, { id: 'b' }, { id: 'c', context_length: 0 }])).toEqual({ a: 100, c: 0 });
+    expect(contextWindowsOf([{ id: 'a', context_length: 100 }, { id: 'b' }, { id: 'c', context_length: 0 }])).toStrictEqual({ a: 100, c: 0 });
     expect(contextWindowsOf([])).toEqual({});
   });
 

@@ -136,14 +136,14 @@ describe('usage report: grouping, order and the daily series', () => {
 
   it('by day: oldest first whatever the order of the ledger or the costs; cache writes summed', () => {
     const aggregator = new UsageAggregator('day');
-    aggregator.add(rec(noon(2026, 1, 9), 'a', 0.1, { cache_write: 3 }));
+    aggregator.add(rec(noon(2026, 1, 9), 'a', 0.75, { cache_write: 3 }));
     aggregator.add(rec(noon(2026, 1, 3), 'a', 0.5, { cache_write: 4 }));
     aggregator.add(rec(noon(2026, 1, 6), 'b', 0.2));
     const r = aggregator.report();
     expect(r.rows.map((row) => row.key)).toEqual(['2026-01-03', '2026-01-06', '2026-01-09']);
     expect(r.total.cache_write_tokens).toBe(7);
     expect(r.daily.map((d) => d.day)).toEqual(['2026-01-03', '2026-01-04', '2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09']);
-    expect(r.daily.map((d) => d.cost_usd)).toEqual([0.5, 0, 0, 0.2, 0, 0, 0.1]);
+    expect(r.daily.map((d) => d.cost_usd)).toEqual([0.5, 0, 0, 0.2, 0, 0, 0.75]);
   });
 
   it('by model: dearest first, then most requests', () => {
