@@ -61,7 +61,6 @@ function checkValue(name: string, key: string, value: unknown, check: Check): vo
     const expected =
       check === 'string-or-mapping' ? 'a string or a mapping'
       : check === 'string-or-list' ? 'a string or a list of strings'
-      : check === 'mapping' ? 'a mapping'
       : `a ${check}`;
     throw new UsageError(`template ${name}: ${key} must be ${expected}`);
   }
@@ -78,14 +77,15 @@ export function parseTemplate(name: string, source: string): Template {
     const end = close.exec(rest);
     if (!end) throw new UsageError(`template ${name}: the front matter has no closing --- line`);
     const yaml = rest.slice(0, end.index);
-    body = rest.slice(end.index + end[0].length).replace(/^\n/, '');
+    // The closing line's match stops before its newline (or at the end of the text): the body starts after it.
+    body = rest.slice(end.index + end[0].length + 1);
     let value: unknown;
     try {
-      value = yaml.trim() === '' ? {} : parseYaml(yaml);
+      value = parseYaml(yaml);
     } catch (error) {
       throw new UsageError(`template ${name}: the front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
     }
-    if (value === null) value = {};
+    if (value === null) value = {}; // an empty front matter, or only comments
     if (!isMapping(value)) throw new UsageError(`template ${name}: the front matter must be a mapping (key: value lines)`);
     for (const [key, item] of Object.entries(value)) {
       const check = (FRONT_KEYS as Record<string, Check | undefined>)[key];
