@@ -88,7 +88,9 @@ export class HistoryIndex {
     let entry = this.entries.get(cid);
     if (!entry || entry.ino !== stat.ino || entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs) {
       if (entry && entry.search === undefined) this.searchTexts();
-      entry = this.refresh(cid, file, entry);
+      // An entry whose search text the index lost (searchTexts() dropped it) is read whole: folding only
+      // the appended bytes into it would leave its earlier prompts unsearchable for good.
+      entry = this.refresh(cid, file, this.entries.get(cid));
       this.entries.set(cid, entry);
       this.changed = true;
     }
