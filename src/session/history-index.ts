@@ -249,6 +249,7 @@ export class HistoryIndex {
     try {
       const stat = { ...statOf(fd) };
       const appended = old && old.ino === stat.ino && stat.size >= old.read && headHash(fd, Math.min(old.read, HEAD_BYTES)) === old.head;
+      // Stryker disable next-line StringLiteral: never used — an appended-to entry is one still in the map after searchTexts(), which gave it its text
       const entry: IndexEntry & { search: string } = appended ? { ...old, search: old.search ?? '', problems: [...old.problems], ...stat, tail: null } : fresh(stat);
       foldFile(entry, cid, fd);
       // A file still inside its first HEAD_BYTES has a longer head now; past them, the head is the same.
