@@ -58,6 +58,9 @@ interface IndexEntry {
   tail: string | null;
 }
 
+/** An entry being read from its file: its search text is there to add to. */
+type SearchedEntry = IndexEntry & { search: string };
+
 export interface IndexedConversation {
   summary: ConversationSummary;
   /** What the file's reading skipped (`line 4 is not a whole record`): the caller names it in one warning. */
@@ -188,15 +191,8 @@ export class HistoryIndex {
       throw error;
     }
     if (parts === null) return this.rebuilt();
-    let header: unknown;
-    let rows: unknown;
-    try {
-      header = JSON.parse(parts.header.toString('utf8'));
-      rows = JSON.parse(parts.rows.toString('utf8'));
-      // Stryker disable next-line BlockStatement: without it, a header or rows left undefined fail the check below, which rebuilds too
-    } catch {
-      return this.rebuilt();
-    }
+    const header = jsonOf(parts.header);
+    const rows = jsonOf(parts.rows);
     if (!isObject(header) || header.v !== INDEX_VERSION || !Array.isArray(rows) || rows.length !== header.count) return this.rebuilt();
     const entries = new Map<string, IndexEntry>();
     const order: string[] = [];
@@ -217,13 +213,7 @@ export class HistoryIndex {
     const stored = this.storedSearch;
     if (!stored) return;
     this.storedSearch = null;
-    let texts: unknown;
-    try {
-      texts = JSON.parse(stored.json().toString('utf8'));
-      // Stryker disable next-line BlockStatement: texts left undefined is no array either: every text is lost, as with null
-    } catch {
-      texts = null;
-    }
+    const texts = jsonOf(stored.json());
     const ok = Array.isArray(texts) && texts.length === stored.order.length;
     stored.order.forEach((cid, i) => {
       const entry = this.entries.get(cid);
@@ -244,13 +234,13 @@ export class HistoryIndex {
   }
 
 /** Folds what was appended since `old` (or the whole file) into an entry. */
-  private refresh(cid: string, file: string, old: IndexEntry | undefined): IndexEntry & { search: string } {
+  private refresh(cid: string, file: string, old: IndexEntry | undefined): SearchedEntry {
     const fd = openOwnFile(file, 'read');
     try {
       const stat = { ...statOf(fd) };
       const appended = old && old.ino === stat.ino && stat.size >= old.read && headHash(fd, Math.min(old.read, HEAD_BYTES)) === old.head;
       // Stryker disable next-line StringLiteral: never used — an appended-to entry is one still in the map after searchTexts(), which gave it its text
-      const entry: IndexEntry & { search: string } = appended ? { ...old, search: old.search ?? '', problems: [...old.problems], ...stat, tail: null } : fresh(stat);
+      const entry: SearchedEntry = appended ? { ...old, search: old.search ?? '', problems: [...old.problems], ...stat, tail: null } : fresh(stat);
       foldFile(entry, cid, fd);
       // A file still inside its first HEAD_BYTES has a longer head now; past them, the head is the same.
       if (!appended || old.read < HEAD_BYTES) entry.head = headHash(fd, Math.min(entry.read, HEAD_BYTES));
@@ -267,12 +257,12 @@ function statOf(fd: number): Pick<IndexEntry, 'ino' | 'size' | 'mtimeMs'> {
   return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
 }
 
-function fresh(stat: Pick<IndexEntry, 'ino' | 'size' | 'mtimeMs'>): IndexEntry & { search: string } {
+function fresh(stat: Pick<IndexEntry, 'ino' | 'size' | 'mtimeMs'>): SearchedEntry {
   return { ...stat, read: 0, lines: 0, head: '', header: false, readable: false, created: '', last: '', model: '', api: 'chat', turns: 0, title: '', search: '', problems: [], tail: null };
 }
 
 /** Reads from `entry.read` to the size in `entry`, in chunks, folding each run of whole lines. */
-function foldFile(entry: IndexEntry, cid: string, fd: number): void {
+function foldFile(entry: SearchedEntry, cid: string, fd: number): void {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let offset = entry.read;
   let carry: Buffer = Buffer.alloc(0);
@@ -293,7 +283,7 @@ function foldFile(entry: IndexEntry, cid: string, fd: number): void {
   else entry.tail = problems[0] ?? `line ${entry.lines + 1} is not a whole record`;
 }
 
-function foldLines(entry: IndexEntry, cid: string, bytes: Buffer): void {
+function foldLines(entry: SearchedEntry, cid: string, bytes: Buffer): void {
   const { meta, records, problems } = parseRecords(cid, bytes.toString('utf8'), entry.lines + 1);
   if (meta || records.length > 0) entry.readable = true;
   if (meta && !entry.header) {
@@ -321,11 +311,21 @@ function foldLines(entry: IndexEntry, cid: string, bytes: Buffer): void {
   for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) entry.lines += 1;
 }
 
-function addSearch(entry: IndexEntry, text: string): void {
-  entry.search ??= '';
+function addSearch(entry: SearchedEntry, text: string): void {
   const room = SEARCH_LIMIT - entry.search.length;
   if (room <= 1) return;
   entry.search += `${entry.search ? '\n' : ''}${text.slice(0, Math.min(SEARCH_PIECE, room - 1)).toLowerCase()}`;
+}
+
+/** The value of a JSON text; undefined when it is not one (a damaged index: what reads it rebuilds). */
+function jsonOf(bytes: Buffer): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    // not JSON: undefined
+  }
+  return value;
 }
 
 function headHash(fd: number, bytes: number): string {

@@ -422,6 +422,13 @@ describe('the index file', () => {
     expect(found.mentions('xxxx')).toBe(false);
   });
 
+  it('a listing searching after the index file was removed reads the texts from the files', () => {
+    twoListed();
+    const index = new HistoryIndex(root);
+    rmSync(indexFile());
+    expect(index.conversation(A, fileOf(A), lstatSync(fileOf(A))).mentions('echo')).toBe(true);
+  });
+
   it('an empty data dir with a damaged index gets a good empty one', () => {
     writeFileSync(indexFile(), 'garbage');
     expect(list()).toEqual([]);
