@@ -52,7 +52,9 @@ export async function runCommandInput(value: string, timeoutMs = COMMAND_INPUT_T
   const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error; timedOut?: boolean; overflow?: boolean }>((resolve) => {
     let settled = false;
     const settle = (result: Parameters<typeof resolve>[0]) => {
+      // Stryker disable next-line ConditionalExpression: a promise settles once anyway; the guard only skips a second, no-op resolve
       if (settled) return;
+      // Stryker disable next-line BooleanLiteral: as above, a later resolve of the settled promise changes nothing
       settled = true;
       clearTimeout(timer);
       resolve(result);
@@ -75,7 +77,10 @@ export async function runCommandInput(value: string, timeoutMs = COMMAND_INPUT_T
       if (tail.length > STDERR_TAIL_BYTES) tail = tail.subarray(tail.length - STDERR_TAIL_BYTES);
     });
     child.on('error', (error) => settle({ code: null, signal: null, error }));
-    child.on('close', (code, signal) => settle({ code, signal }));
+    // Past the limit the command is being stopped: its exit (even a clean one, had it just finished) is no answer.
+    child.on('close', (code, signal) => {
+      if (!overflow) settle({ code, signal });
+    });
   });
 
   if (ended.timedOut) throw new UsageError(`${label}: the command did not finish within ${timeoutMs / 1000} s (stopped)`);
