@@ -5,7 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { runCommandInput } from '../../src/session/command-input.js';
+import { runCommandInput as run } from '../../src/session/command-input.js';
+
+/** The attachment's text (a command's output is always a text attachment). */
+const runCommandInput = run;
+const text = async (value: string, timeoutMs?: number): Promise<string> => {
+  const attachment = await run(value, timeoutMs);
+  if (attachment.kind !== 'text') throw new Error(`expected text, got ${attachment.kind}`);
+  return attachment.text;
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'gatechat-command-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,25 +51,25 @@ describe('runCommandInput: the shell and the environment', () => {
     writeFileSync(shell, '#!/bin/sh\nprintf "myshell %s %s" "$1" "$2"\n');
     chmodSync(shell, 0o755);
     process.env.SHELL = shell;
-    expect((await runCommandInput('!anything')).text).toBe('myshell -c anything');
+    expect(await text('!anything')).toBe('myshell -c anything');
     process.env.SHELL = '';
-    expect((await runCommandInput('!printf "%s" "$0"')).text).toBe('/bin/sh');
+    expect(await text('!printf "%s" "$0"')).toBe('/bin/sh');
     delete process.env.SHELL;
-    expect((await runCommandInput('!printf "%s" "$0"')).text).toBe('/bin/sh');
+    expect(await text('!printf "%s" "$0"')).toBe('/bin/sh');
     process.env.SHELL = join(dir, 'no-such-shell');
     await expect(runCommandInput('!true')).rejects.toMatchObject({ exitCode: 2, message: `-a !true: could not start ${join(dir, 'no-such-shell')} (ENOENT)` });
   });
 
   it('gives the command no stdin, and marks its processes with a run id', async () => {
-    expect((await runCommandInput('!cat; printf done', 5000)).text).toBe('done');
-    expect((await runCommandInput('!printf %s "$GATECHAT_INPUT_COMMAND_RUN"')).text).toMatch(/^[0-9a-f]{24}$/);
-    expect((await runCommandInput('!printf %s "$HOME"')).text).toBe(process.env.HOME);
+    expect(await text('!cat; printf done', 5000)).toBe('done');
+    expect(await text('!printf %s "$GATECHAT_INPUT_COMMAND_RUN"')).toMatch(/^[0-9a-f]{24}$/);
+    expect(await text('!printf %s "$HOME"')).toBe(process.env.HOME);
   });
 });
 
 describe('runCommandInput: limits', () => {
   it('takes output of exactly 8 MiB and refuses more', async () => {
-    expect((await runCommandInput('!head -c 8388608 /dev/zero | tr "\\0" x')).text).toHaveLength(8 * 1024 * 1024);
+    expect(await text('!head -c 8388608 /dev/zero | tr "\\0" x')).toHaveLength(8 * 1024 * 1024);
     await expect(runCommandInput('!head -c 8388609 /dev/zero | tr "\\0" x')).rejects.toMatchObject({
       exitCode: 2,
       message: '-a !head -c 8388609 /dev/zero | tr "\\0" x: the output is over the 8 MiB limit for text',
