@@ -98,13 +98,16 @@ export function fitContext(input: FitInput): ContextFit {
   if (mode.kind === 'full') return fit(0);
   // A kept turn must not answer tool calls of a turn left out (its results would answer nothing),
   // and the new prompt answers the last turn's calls, if it made any: never a call without its result.
-  const canStartAt = (p: number) => (p === 0 || !calls(sent[p - 1]!.turn)) && (p < sent.length || sent.length === 0 || !calls(sent[sent.length - 1]!.turn));
+  // (Sending no turn, p = sent.length, is the second case: the turn before it is the last one.)
+  const canStartAt = (p: number) => p === 0 || !calls(sent[p - 1]!.turn);
+  // Stryker disable next-line ArrayDeclaration: a stray non-number in it compares false both ways (p >= least, p <= least): never chosen
   const starts: number[] = [];
   for (let p = 0; p <= sent.length; p++) if (canStartAt(p)) starts.push(p);
   const least = mode.kind === 'last' ? Math.max(0, sent.length - mode.turns) : 0;
   // Fewer turns than asked for only when a tool call would otherwise lose its result: then more.
   const allowed = starts.filter((p) => p >= least);
-  const candidates = allowed.length > 0 ? allowed : [starts.filter((p) => p <= least).at(-1) ?? 0];
+  // None at or after `least`: the latest start before it (0 always is one).
+  const candidates = allowed.length > 0 ? allowed : [starts.at(-1)!];
   if (input.window === undefined) return fit(candidates[0]!);
   const reserve = input.maxTokens ?? Math.min(DEFAULT_ANSWER_RESERVE, Math.floor(input.window / 4));
   const budget = input.window - reserve;
