@@ -38,6 +38,7 @@ export class RateLimiter implements AttemptGate {
   private pausedUntil = 0;
   private epoch = 0;
   /** Our attempts in flight when the limit was last halved, and how many of them were refused since. */
+  // Stryker disable next-line ObjectLiteral: never read before the first refusal sets it (every permit's epoch starts equal to this.epoch)
   private burst = { size: 0, refused: 0, halved: 0 };
   /** The level the limit climbs back to quickly; slowly above it. */
   private target: number;
@@ -79,6 +80,7 @@ export class RateLimiter implements AttemptGate {
       if (signal) {
         waiter.onAbort = () => {
           const index = this.waiters.indexOf(waiter);
+          // Stryker disable next-line ConditionalExpression: the listener is removed when the waiter is served, so it is always still queued here
           if (index >= 0) this.waiters.splice(index, 1);
           reject(new RequestAbortedError());
         };
@@ -126,6 +128,7 @@ export class RateLimiter implements AttemptGate {
         this.rateLimited++;
         if (epoch === this.epoch) {
           this.limit = Math.max(1, this.limit / 2);
+          // Stryker disable next-line UpdateOperator: only that the epoch changes matters, not its direction
           this.epoch++;
           this.burst = { size: this.inFlight + 1, refused: 0, halved: this.limit };
         }
