@@ -68,6 +68,7 @@ export async function readAllBytes(
   let total = 0;
   for await (const chunk of stream) {
     onChunk?.();
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: Buffer.from takes a string as UTF-8 by default and copies bytes whatever the encoding argument, so either branch gives the same bytes
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array);
     total += buffer.length;
     if (total > limit) {
