@@ -40,8 +40,8 @@ describe('runCommandInput: the error line', () => {
     // A line followed by more than 4 KiB of blank lines: nothing left to quote.
     await expect(runCommandInput("!printf 'early words'; head -c 5000 /dev/zero | tr '\\0' '\\n' >&2; exit 3")).rejects.toThrow(/: the command exited with status 3$/);
     await expect(runCommandInput("!echo 'early words' >&2; head -c 5000 /dev/zero | tr '\\0' '\\n' >&2; exit 3")).rejects.toThrow(/: the command exited with status 3$/);
-    // More than 4 KiB before the last line: the last line is still there.
-    await expect(runCommandInput("!head -c 5000 /dev/zero | tr '\\0' 'x' >&2; echo >&2; echo 'final words' >&2; exit 3")).rejects.toThrow(/: the command exited with status 3: final words$/);
+    // More than 4 KiB before the last line, in one write: the last line is still there.
+    await expect(runCommandInput("!printf '%s\\nfinal words\\n' \"$(head -c 5000 /dev/zero | tr '\\0' x)\" >&2; exit 3")).rejects.toThrow(/: the command exited with status 3: final words$/);
   });
 });
 
