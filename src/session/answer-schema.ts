@@ -25,6 +25,7 @@ interface AjvError {
 /** `/year must be integer`, `(root) must have required property 'title'`. */
 function describe(error: AjvError): string {
   const where = error.instancePath === '' ? '(root)' : error.instancePath;
+  // Stryker disable next-line OptionalChaining: ajv gives every error a params object
   const extra = typeof error.params?.additionalProperty === 'string' ? ` (${error.params.additionalProperty})` : '';
   return `${where} ${error.message ?? 'does not match'}${extra}`;
 }
@@ -37,6 +38,7 @@ export async function compileAnswerSchema(schema: JsonObject): Promise<AnswerVal
   const draft2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
   // ajv is CommonJS: its module.exports is the class, with the class again as `.default`.
   const loaded = (draft2020 ? await import('ajv/dist/2020.js') : await import('ajv')) as unknown as { default: AjvClass & { default?: AjvClass } };
+  // Stryker disable next-line LogicalOperator: `.default` is the class itself again, so either operand is the same class
   const Ajv = loaded.default.default ?? loaded.default;
   // strict off: real-world schemas carry keywords ajv does not know (examples, format names…).
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
@@ -50,6 +52,7 @@ export async function compileAnswerSchema(schema: JsonObject): Promise<AnswerVal
     const parsed = tryParseJson(text);
     if (!parsed.ok) return { ok: false, data: null, message: 'the answer is not JSON' };
     if (validate(parsed.value)) return { ok: true, data: parsed.value };
+    // Stryker disable next-line OptionalChaining: ajv sets errors whenever validate returns false
     const first = validate.errors?.[0];
     return { ok: false, data: parsed.value, message: `the answer does not match the schema: ${first ? describe(first) : 'no detail'}` };
   };
