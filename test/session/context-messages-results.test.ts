@@ -17,10 +17,11 @@ describe('toContextMessages: tool results', () => {
   it('sends each result by position, failed ones as errors, and the prompt for a call with no result', () => {
     const calls: ToolCall[] = [{ id: 'a', name: 'f', arguments: {} }, { id: 'b', name: 'f', arguments: {} }, { id: 'c', name: 'f', arguments: {} }];
     const results: ToolResultEntry[] = [{ id: 'a', name: 'f', ok: true, text: 'fine' }, { id: 'b', name: 'f', ok: false, text: 'broke' }];
-    const turns = [turn('go', '', calls, { replay: 'why' } as Partial<FinishedTurn>), turn('loop', 'done', [], { toolResults: results })];
+    const replay = { text: 'why', blocks: [] };
+    const turns = [turn('go', '', calls, { replay }), turn('loop', 'done', [], { toolResults: results })];
     expect(toContextMessages(turns, 'next')).toEqual([
       { role: 'user', content: 'go' },
-      { role: 'assistant', content: '', tool_calls: calls, reasoning: 'why' },
+      { role: 'assistant', content: '', tool_calls: calls, reasoning: replay },
       { role: 'tool', tool_call_id: 'a', content: 'fine' },
       { role: 'tool', tool_call_id: 'b', content: 'broke', is_error: true },
       { role: 'tool', tool_call_id: 'c', content: 'loop' },
