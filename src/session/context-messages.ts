@@ -40,6 +40,7 @@ export function toContextMessages(
       else messages.push({ role: 'tool', tool_call_id: call.id, content: result.text, ...(result.ok ? {} : { is_error: true }) });
     }
     if (unanswered.length > 0 && withFiles) messages.push({ role: 'user', content: '', attachments: files });
+    // Stryker disable next-line ArrayDeclaration: every userTurn is followed by `unanswered = calls` or the return, so this value is never read
     unanswered = [];
   };
   for (const [index, { prompt: asked, result, attachments: files, toolResults: results, replay }] of turns.entries()) {
