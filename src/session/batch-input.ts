@@ -186,18 +186,50 @@ export function idKey(id: string | number): string {
   return typeof id === 'number' ? `#${id}` : `"${id}`;
 }
 
-/** Explicit ids must be unique, or resuming could not tell two lines apart. Line numbers are by nature. */
+/**
+ * Ids must be unique, or the output and a resume could not tell two lines apart. A line without an id
+ * has its number as id, so an explicit `{"id":3}` on another line repeats line 3 just as two equal
+ * explicit ids do. Lines whose id is their own number (most of a 100 000-line input) are kept as one
+ * bit each, not in the map: the check stays small however long the input.
+ */
 export class DuplicateIds {
+  /** Ids that are not their own line's number, with the line that used each first. */
   private readonly seen = new Map<string, number>();
+  /** Bit n set: line n's id is n. */
+  private ownNumbers = new Uint8Array(1024);
 
   /** The line that already used this item's id, or null. */
   check(item: BatchItem): number | null {
-    if (item.id === item.line) return null;
+    if (item.id === item.line) {
+      // An earlier line may have named this number explicitly.
+      const earlier = this.seen.get(idKey(item.id));
+      if (earlier !== undefined) return earlier;
+      this.markOwnNumber(item.line);
+      return null;
+    }
     const key = idKey(item.id);
     const earlier = this.seen.get(key);
     if (earlier !== undefined) return earlier;
+    if (typeof item.id === 'number' && this.hasOwnNumber(item.id)) return item.id;
     this.seen.set(key, item.line);
     return null;
+  }
+
+  private markOwnNumber(line: number): void {
+    const byte = Math.floor(line / 8);
+    if (byte >= this.ownNumbers.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.ownNumbers.length * 2));
+      grown.set(this.ownNumbers);
+      this.ownNumbers = grown;
+    }
+    this.ownNumbers[byte]! |= 1 << line % 8;
+  }
+
+  private hasOwnNumber(id: number): boolean {
+    // Only a positive whole number can be a line's.
+    if (!Number.isSafeInteger(id) || id < 1) return false;
+    const byte = Math.floor(id / 8);
+    return byte < this.ownNumbers.length && (this.ownNumbers[byte]! & (1 << id % 8)) !== 0;
   }
 }
 

@@ -105,6 +105,21 @@ describe('parseBatchLines and checkBatchInput', () => {
     expect(parsed[2]).toEqual({ kind: 'invalid', line: 3, id: 'x', message: 'id "x" repeats line 2' });
   });
 
+  it('a line number is an id too: an explicit id that is another line\'s number repeats that line, either way round', async () => {
+    const ids = async (lines: string[]) =>
+      (await collect(parseBatchLines(readLines(chunks([lines.join('\n')]))))).map((p) => (p.kind === 'invalid' ? p.message : p.kind === 'item' ? p.item.id : p.kind));
+    // Line 1's id is 1 (its number); a later {"id":1} would be written and resumed as the same line.
+    expect(await ids(['"a"', '"b"', '{"id":1,"prompt":"c"}'])).toEqual([1, 2, 'id 1 repeats line 1']);
+    // An explicit id equal to its own line number, then the same id again.
+    expect(await ids(['"a"', '"b"', '{"id":3,"prompt":"c"}', '{"id":3,"prompt":"d"}'])).toEqual([1, 2, 3, 'id 3 repeats line 3']);
+    // An explicit id that a later line's number takes.
+    expect(await ids(['{"id":3,"prompt":"a"}', '"b"', '"c"'])).toEqual([3, 2, 'id 3 repeats line 1']);
+    // Numbers and strings are different ids; an id equal to its own line is no repeat of itself.
+    expect(await ids(['{"id":"1","prompt":"a"}', '{"id":2,"prompt":"b"}', '"c"'])).toEqual(['1', 2, 3]);
+    // Ids no line has (0, past the input's length, beyond 2³²) are only ever explicit ones.
+    expect(await ids(['"a"', '{"id":4294967297,"prompt":"b"}', '{"id":0,"prompt":"c"}', '{"id":9000,"prompt":"d"}'])).toEqual([1, 4294967297, 0, 9000]);
+  });
+
   it('counts prompts and reports the first malformed line with the number of others', async () => {
     const check = await checkBatchInput(readLines(chunks([text])), (item) => (item.model ? null : 'no model'));
     expect(check).toEqual({ items: 1, invalid: 3, first: { line: 1, message: 'no model' } });
