@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../src/session/conversation-store.js';
 import { StorageError } from '../../src/storage/storage-error.js';
 import { UsageError } from '../../src/exit-codes.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 let root: string;
 beforeEach(() => {
@@ -66,15 +67,6 @@ describe('entries in a conversation\'s place that are not files', () => {
     expect(warnings.find((w) => w.includes('alink'))).toMatch(/^warning: conversation alink: .*alink\.jsonl: it is a symbolic link.*\(ELOOP\); skipped$/);
   });
 });
-
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 const SAVE_HINT = 'fix it, set GATECHAT_DATA_DIR, or use --no-save';
 const png = { kind: 'image' as const, path: 'a.png', mime: 'image/png' as const, data: Buffer.from('png').toString('base64'), bytes: 3 };

@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { thrownBy } from '../helpers/thrown.js';
 
 /** The next draws (`queue`), then `stuck` for every draw after them; both empty: really random. */
 const pinned = vi.hoisted(() => ({ queue: [] as number[][], stuck: null as number[] | null, draws: 0 }));
@@ -40,15 +41,6 @@ afterEach(() => {
 
 const settings = { model: 'echo', api: 'chat' as const };
 const conversations = () => readdirSync(join(root, 'conversations')).filter((name) => name.endsWith('.jsonl')).sort();
-
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe('an id drawn twice', () => {
   it('create: the second conversation draws again and gets its own file; the first is untouched', () => {
