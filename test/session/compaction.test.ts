@@ -12,22 +12,13 @@ import { ConversationStore } from '../../src/session/conversation-store.js';
 import { compactionEnd, compactionPrompt, SUMMARY_LEAD, systemWithSummary } from '../../src/session/compaction.js';
 import { buildMessagesRequest } from '../../src/protocol/anthropic-messages.js';
 import { buildChatRequest } from '../../src/protocol/openai-chat.js';
-import type { ChatEvent } from '../../src/protocol/events.js';
-import type { TurnOutcome } from '../../src/session/types.js';
-import { conversationDeps, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
+import { conversationDeps, drainTurn, savedAnswer, useGatewayAndStore } from '../helpers/conversation.js';
 
 let gateway: RunningGateway;
 let dir: string;
 let store: ConversationStore;
 
 useGatewayAndStore('gatechat-compact-', (made) => ({ gateway, dir, store } = made));
-
-async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-  }
-}
 
 /** A saved conversation of `turns` echoed turns ("prompt i" → "prompt i"). */
 function saved(turns: number, system: string | null = 'Be brief.', model = 'echo'): string {
@@ -106,7 +97,7 @@ describe('a request built from a compacted conversation', () => {
     expect(conversation.request('next').messages).toEqual([{ role: 'user', content: 'next' }]);
     expect(conversation.request('next').system).toMatch(/second$/);
     // /retry of the last (covered) turn: its new answer is after the summary, so it is sent.
-    await drain(conversation.retry(new AbortController().signal)!);
+    await drainTurn(conversation.retry(new AbortController().signal)!);
     expect(conversation.request('next').messages).toEqual([
       { role: 'user', content: 'prompt 3' },
       { role: 'assistant', content: 'prompt 3' },
@@ -140,7 +131,7 @@ describe('compacting against the dev gateway', () => {
   it('asks with the turns and the instruction, stores a summary record, and later requests send it', async () => {
     const cid = saved(3);
     const conversation = resume(cid);
-    const outcome = await drain(conversation.compact!('keep the numbers', new AbortController().signal)!);
+    const outcome = await drainTurn(conversation.compact!('keep the numbers', new AbortController().signal)!);
     expect(outcome.status, outcome.error?.message).toBe('complete');
     expect(outcome.compaction).toMatchObject({ turns: 3 });
     const asked = gateway.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> };
@@ -159,10 +150,10 @@ describe('compacting against the dev gateway', () => {
   it('a second compaction takes the first summary as input and covers everything up to it', async () => {
     const cid = saved(2);
     const conversation = resume(cid);
-    await drain(conversation.compact!('', new AbortController().signal)!);
-    await drain(conversation.send('prompt 3', new AbortController().signal));
+    await drainTurn(conversation.compact!('', new AbortController().signal)!);
+    await drainTurn(conversation.send('prompt 3', new AbortController().signal));
     gateway.requests.length = 0;
-    const outcome = await drain(conversation.compact!('again', new AbortController().signal)!);
+    const outcome = await drainTurn(conversation.compact!('again', new AbortController().signal)!);
     expect(outcome.compaction).toMatchObject({ turns: 3 });
     const asked = gateway.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> };
     expect(asked.messages.map((m) => m.content)).toEqual([systemWithSummary('Be brief.', compactionPrompt('')), 'prompt 3', 'prompt 3', compactionPrompt('again')]);
@@ -173,7 +164,7 @@ describe('compacting against the dev gateway', () => {
     const cid = saved(2, null, 'fail-500');
     const conversation = resume(cid);
     const before = readFileSync(join(dir, 'conversations', `${cid}.jsonl`), 'utf8');
-    const outcome = await drain(conversation.compact!('', new AbortController().signal)!);
+    const outcome = await drainTurn(conversation.compact!('', new AbortController().signal)!);
     expect(outcome.status).toBe('error');
     expect(outcome.error?.exitCode).toBe(6);
     expect(outcome.compaction).toBeUndefined();
