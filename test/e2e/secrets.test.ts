@@ -191,6 +191,7 @@ for (const source of ['env', 'config'] as const) {
       expectNoKeyOnDisk();
     });
 
+    // Sixteen runs of the binary one after another (the 60 s limit): 30 s was tight on a loaded 2-core machine.
     it('a ctx.gateway that echoes the key back in an HTTP error (JSON body, header, HTML page) never gets it shown or saved', async () => {
       const env = await giveKey(source);
       const echoing = await loopback(echoTheKey);
@@ -218,7 +219,7 @@ for (const source of ['env', 'config'] as const) {
       } finally {
         await echoing.close();
       }
-    });
+    }, 60_000);
 
     // An error that arrives *inside* a 200 answer — an `event: error` in a stream, or a 200 JSON body
     // that is an error object — is redacted in src/client/chat-stream.ts before it reaches stderr,
