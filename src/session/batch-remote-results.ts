@@ -2,7 +2,7 @@ import { ExitCode, GatechatError } from '../exit-codes.js';
 import { ResultAccumulator } from '../protocol/accumulate.js';
 import type { Api, ChatEvent } from '../protocol/events.js';
 import { protocolFor } from '../protocol/index.js';
-import { isRecord } from '../protocol/json.js';
+import { isRecord, tryParseJson } from '../protocol/json.js';
 import { httpErrorFrom } from '../transport/errors.js';
 import { schemaMismatchError, type AnswerValidator } from './answer-schema.js';
 import { answerToolAsText, reportedError } from './conversation.js';
@@ -38,15 +38,9 @@ const NOT_RUN = {
 
 /** null for a line that is not JSON or not a result at all. */
 export function parseResultLine(api: Api, text: string): ResultLine | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  }
-  // Stryker disable next-line BlockStatement: equivalent — an empty catch leaves value undefined, which the isRecord check below answers with null alike
-  catch {
-    return null;
-  }
-  if (!isRecord(value)) return null;
+  const parsed = tryParseJson(text);
+  if (!parsed.ok || !isRecord(parsed.value)) return null;
+  const value = parsed.value;
   const customId = value.custom_id;
   if (api === 'chat') {
     const response = isRecord(value.response) ? value.response : null;

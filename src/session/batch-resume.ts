@@ -1,5 +1,6 @@
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { UsageError } from '../exit-codes.js';
+import { tryParseJson } from '../protocol/json.js';
 import { idKey, readLines } from './batch-input.js';
 
 export interface ResumeState {
@@ -31,16 +32,9 @@ export async function readResumeState(path: string): Promise<ResumeState> {
   state.endsMidLine = lastByte(path, size) !== 0x0a;
   for await (const line of readLines(createReadStream(path), Number.MAX_SAFE_INTEGER)) {
     if (line.text.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(line.text);
-    }
-    // Stryker disable next-line BlockStatement: equivalent — an empty catch leaves record undefined, which the id check below counts as unreadable alike
-    catch {
-      state.unreadable++;
-      continue;
-    }
-    const { id, status } = (record ?? {}) as { id?: unknown; status?: unknown };
+    const parsed = tryParseJson(line.text);
+    // Not JSON, or JSON without an id: unreadable alike.
+    const { id, status } = ((parsed.ok ? parsed.value : null) ?? {}) as { id?: unknown; status?: unknown };
     if (typeof id !== 'string' && typeof id !== 'number') {
       state.unreadable++;
       continue;

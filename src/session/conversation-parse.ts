@@ -1,4 +1,5 @@
 import type { ToolCall } from '../protocol/events.js';
+import { tryParseJson } from '../protocol/json.js';
 import { isObject, type AssistantRecord, type MetaRecord, type StoredAttachment, type StoredRecord, type SummaryRecord, type UserRecord } from './conversation-records.js';
 import type { TurnStatus } from './types.js';
 
@@ -87,13 +88,8 @@ export function parseRecords(cid: string, text: string, firstLine = 1): { meta: 
 }
 
 function parseLine(line: string): unknown {
-  // Stryker disable BlockStatement: an empty catch block also returns undefined
-  try {
-    return JSON.parse(line) as unknown;
-  } catch {
-    return undefined;
-  }
-  // Stryker restore BlockStatement
+  const parsed = tryParseJson(line);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /** Records are written with `type` first, so a whole record after a fragment starts with RECORD_START. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Api } from '../protocol/events.js';
+import { tryParseJson } from '../protocol/json.js';
 import { lockFile } from '../storage/file-lock.js';
 import { openOwnFile, writeFileAtomic } from '../storage/own-files.js';
 import { isStorageFailure, StorageError } from '../storage/storage-error.js';
@@ -191,8 +192,8 @@ export class HistoryIndex {
       throw error;
     }
     if (parts === null) return this.rebuilt();
-    const header = jsonOf(parts.header);
-    const rows = jsonOf(parts.rows);
+    const header = valueOf(parts.header);
+    const rows = valueOf(parts.rows);
     if (!isObject(header) || header.v !== INDEX_VERSION || !Array.isArray(rows) || rows.length !== header.count) return this.rebuilt();
     const entries = new Map<string, IndexEntry>();
     const order: string[] = [];
@@ -213,7 +214,7 @@ export class HistoryIndex {
     const stored = this.storedSearch;
     if (!stored) return;
     this.storedSearch = null;
-    const texts = jsonOf(stored.json());
+    const texts = valueOf(stored.json());
     const ok = Array.isArray(texts) && texts.length === stored.order.length;
     stored.order.forEach((cid, i) => {
       const entry = this.entries.get(cid);
@@ -317,15 +318,10 @@ function addSearch(entry: SearchedEntry, text: string): void {
   entry.search += `${entry.search ? '\n' : ''}${text.slice(0, Math.min(SEARCH_PIECE, room - 1)).toLowerCase()}`;
 }
 
-/** The value of a JSON text; undefined when it is not one (a damaged index: what reads it rebuilds). */
-function jsonOf(bytes: Buffer): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    // not JSON: undefined
-  }
-  return value;
+/** The value of a part of the index; undefined when it is not JSON (a damaged index: what reads it rebuilds). */
+function valueOf(bytes: Buffer): unknown {
+  const parsed = tryParseJson(bytes.toString('utf8'));
+  return parsed.ok ? parsed.value : undefined;
 }
 
 function headHash(fd: number, bytes: number): string {
