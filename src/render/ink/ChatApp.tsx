@@ -25,7 +25,6 @@ import { loadMarkdown } from './markdown-loader.js';
 import { osc52 } from './osc52.js';
 import { runCommand, type CommandContext, type ModelCatalog, type TemplateShelf } from './slash-commands.js';
 import { StaticEntry } from './StaticEntry.js';
-import { useBracketedPaste } from './use-bracketed-paste.js';
 import { useChatKeys } from './use-chat-keys.js';
 import { useEditorHandoff, type EditorRun } from './use-editor-handoff.js';
 import { approvalPrompt } from './approval.js';
@@ -158,7 +157,6 @@ export function ChatApp(props: ChatAppProps) {
     editDraft: openEditor,
     terminal: props.terminal,
   });
-  useBracketedPaste();
 
   // Mount: retry notices into the transcript, Markdown loading in the background, the first prompt.
   useEffect(() => {

@@ -17,7 +17,6 @@ import { footerText } from '../footer.js';
 import { CompareApp } from './CompareApp.js';
 import { initYoga } from './yoga-layout.js';
 import type { CompareHandlers } from '../../session/compare.js';
-import { BRACKETED_PASTE_OFF } from './use-bracketed-paste.js';
 import { kittyKeyboardMode, openChatTerminal } from './ink-terminal.js';
 import { leavingLine } from './chat-banner.js';
 import type { ChatToolLoop } from '../../cli/tool-loop-session.js';
@@ -89,10 +88,7 @@ export async function runInteractiveChat(opts: InteractiveChatOptions): Promise<
     { ...INK_OPTIONS, stdout: terminal.stdout, stdin, kittyKeyboard: { mode: kittyKeyboardMode(), flags: ['disambiguateEscapeCodes'] } },
   );
   // A terminal left in bracketed-paste mode garbles the shell's next paste; extended keys, its keys.
-  const restoreTerminal = () => {
-    stdout.write(BRACKETED_PASTE_OFF);
-    terminal.restore();
-  };
+  const restoreTerminal = () => terminal.restore();
   const onSignal = (signal: NodeJS.Signals) => {
     code = signal === 'SIGHUP' ? 129 : ExitCode.terminated;
     instance.unmount();

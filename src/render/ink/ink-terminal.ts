@@ -8,14 +8,19 @@
  *   region shorter than the window itself (live-region-budget.ts), and SPEC §8 forbids the clear;
  * - carries out Ctrl-L (the frame to the top, the rest kept in the scrollback) and Ctrl-Z / fg;
  * - asks for extended key reporting (xterm modifyOtherKeys; Ink asks for kitty's protocol where the
- *   terminal has it) so Shift+Enter can be told from Enter, and restores it on the way out.
+ *   terminal has it) so Shift+Enter can be told from Enter, and bracketed paste (keys.ts decodes its
+ *   markers) so newlines in a paste do not send — both before the first frame, since a paste the moment
+ *   the prompt shows must already be bracketed — and restores them on the way out.
  */
 import { eraseFrame, eraseReflowed, FrameTracker, frameToTop } from './terminal-frame.js';
-import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './use-bracketed-paste.js';
 
 export const MODIFY_OTHER_KEYS_ON = '\u001B[>4;1m';
 /** Back to the terminal's own setting. */
 export const MODIFY_OTHER_KEYS_OFF = '\u001B[>4m';
+/** Bracketed paste: the terminal wraps a paste in ESC[200~ … ESC[201~. */
+export const BRACKETED_PASTE_ON = '\u001B[?2004h';
+/** A terminal left in bracketed-paste mode garbles the shell's next paste. */
+export const BRACKETED_PASTE_OFF = '\u001B[?2004l';
 const SHOW_CURSOR = '\u001B[?25h';
 const HIDE_CURSOR = '\u001B[?25l';
 
@@ -77,10 +82,10 @@ export function openChatTerminal(real: NodeJS.WriteStream, stdin: NodeJS.ReadStr
     for (const listener of listeners) listener(now);
   };
   real.prependListener('resize', onResize);
-  real.write(MODIFY_OTHER_KEYS_ON);
-
   const modesOff = () => `${MODIFY_OTHER_KEYS_OFF}${BRACKETED_PASTE_OFF}${tracker.kittyFlags ? '\u001B[<u' : ''}`;
   const modesOn = () => `${MODIFY_OTHER_KEYS_ON}${BRACKETED_PASTE_ON}${tracker.kittyFlags ? `\u001B[>${tracker.kittyFlags}u` : ''}`;
+  // Before Ink's first frame (Ink pushes kitty's flags itself).
+  real.write(modesOn());
 
   return {
     stdout,
