@@ -47,6 +47,18 @@ export function carryLeadingOptions(root: Command, target: Command): void {
   }
 }
 
+/** The root command's subcommands, in the order main.ts adds them (a test holds this to `gatechat --help`). */
+export const SUBCOMMAND_NAMES: readonly string[] = ['chat', 'config', 'tools', 'models', 'history', 'usage', 'template', 'serve', 'demo', 'batch', 'completion', 'help'];
+
+/**
+ * Whether commander could reach a subcommand on this line: a word naming one (it might be the first
+ * operand), or help asked for (`-h`, `--help`, `-vh`), whose text lists them. When not, the root command
+ * alone is built. Errs towards building them: `-m chat "hi"` or a prompt word `-h` builds them all too.
+ */
+export function mayNameSubcommand(args: readonly string[]): boolean {
+  return args.some((arg) => SUBCOMMAND_NAMES.includes(arg) || arg.startsWith('--h') || /^-[^-]*h/.test(arg));
+}
+
 /**
  * `gatechat -- history of rome`: everything after a `--` that comes before any subcommand name is
  * prompt text. Commander would still dispatch `history` from there, so those words are taken off the

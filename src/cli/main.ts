@@ -3,7 +3,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { addBatchOptions, addChatOptions, addConnectionOptions, createRootCommand, type RawBatchOptions, type RawChatOptions } from './program.js';
 import { validateBatchOptions, validateChatOptions, validateConnectionFlags, type ChatModeOptions } from './flags.js';
 import { reportError } from './report.js';
-import { allCommands, carryLeadingOptions, formatParseError, helpTarget, splitTrailingPrompt } from './command-line.js';
+import { allCommands, carryLeadingOptions, formatParseError, helpTarget, mayNameSubcommand, splitTrailingPrompt, SUBCOMMAND_NAMES } from './command-line.js';
 import { KEY_NAMES } from '../config/keys.js';
 import { MODEL_ENTRY_KEY_NAMES } from '../config/model-entries.js';
 import type { Io } from './context.js';
@@ -29,7 +29,12 @@ const run = (action: Action) => {
   pending = action;
 };
 
-function buildProgram(): Command {
+/**
+ * The command line's commander program. `withSubcommands` false: the root command alone, for a line
+ * that cannot reach a subcommand (mayNameSubcommand, command-line.ts) — building the eleven others and
+ * their options (chat, demo and batch each take the root's ~40 again) was ~3 ms of every one-shot.
+ */
+function buildProgram(withSubcommands: boolean): Command {
   const program = createRootCommand();
   program
     .enablePositionalOptions()
@@ -47,6 +52,17 @@ function buildProgram(): Command {
     }),
   );
 
+  if (withSubcommands) addSubcommands(program);
+
+  // After every command exists, so each reports parse errors under its own name.
+  for (const command of allCommands(program)) {
+    command.configureOutput({ outputError: (text, write) => write(formatParseError(text, command)) });
+  }
+  return program;
+}
+
+/** Every command but the root; `help` last, so it lists every other command. */
+function addSubcommands(program: Command): void {
   addChatOptions(
     program
       .command('chat')
@@ -316,12 +332,6 @@ function buildProgram(): Command {
         return ExitCode.ok;
       }),
     );
-
-  // After every command exists, so each reports parse errors under its own name.
-  for (const command of allCommands(program)) {
-    command.configureOutput({ outputError: (text, write) => write(formatParseError(text, command)) });
-  }
-  return program;
 }
 
 /** The mode, decided here only: no prompt with terminals on both ends is a chat; anything else one turn. */
@@ -348,13 +358,14 @@ async function runChat(options: ChatModeOptions, firstPrompt: string | undefined
 }
 
 async function main(): Promise<number> {
-  const program = buildProgram();
-  if (process.argv[2] === '__complete') {
+  const args = process.argv.slice(2);
+  const program = buildProgram(args[0] === '__complete' || mayNameSubcommand(args));
+  if (args[0] === '__complete') {
     // Called by the completion scripts at each TAB: `__complete -- <words…> <current word>`.
     const { answerCompletion } = await import('./completion-data.js');
     return answerCompletion(program, process.argv.slice(process.argv[3] === '--' ? 4 : 3), io.stdout);
   }
-  const line = splitTrailingPrompt(process.argv.slice(2), program.commands.map((command) => command.name()));
+  const line = splitTrailingPrompt(args, SUBCOMMAND_NAMES);
   trailingPrompt = line.prompt;
   try {
     await program.parseAsync(line.args, { from: 'user' });

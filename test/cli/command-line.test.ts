@@ -198,3 +198,20 @@ describe('gatechat help [command]', () => {
     expect(ctx.gateway.requests).toHaveLength(1);
   });
 });
+
+describe('the subcommand list the one-shot path relies on', () => {
+  // A line naming no subcommand builds the root command alone (main.ts); a subcommand missing from
+  // SUBCOMMAND_NAMES would then be sent to the model as a prompt word.
+  it('SUBCOMMAND_NAMES is every command gatechat --help lists, in order', async () => {
+    const { SUBCOMMAND_NAMES } = await import('../../src/cli/command-line.js');
+    const result = await cli(['--help']);
+    expect(result.code, result.stderr).toBe(0);
+    const listed = result.stdout
+      .split('\nCommands:\n')[1]!
+      .split('\n\n')[0]!
+      .split('\n')
+      .map((line) => /^ {2}(\S+)/.exec(line)?.[1])
+      .filter((name): name is string => name !== undefined);
+    expect(listed).toEqual(SUBCOMMAND_NAMES);
+  });
+});
