@@ -52,6 +52,25 @@ const esbuilt = await build({
 // bench/nodes.mjs). What every run needs (commander and the argument checks) becomes one chunk, what
 // a one-shot adds (config, protocol, transport; undici only for pools and proxies) another; the rest keeps esbuild's split.
 const files = new Map(esbuilt.outputFiles.map((file) => [file.path, file.text]));
+// esbuild gives every `import … from` of a CommonJS module (Node's built-ins are reached as such:
+// builtinsByRequire) its own copy of the module's exports, a getter per name: the piped one-shot made
+// ~30 copies at start (node:path 9 times, node:crypto 5: ~2 ms), Ink's view copies React 42 times.
+// One copy per module instead, made again only if the module has gained names since (one still loading
+// in a require cycle is copied again once it has them all).
+const TO_ESM = 'var __toESM=(mod,isNodeMode,target)=>(target=mod!=null?__create(__getProtoOf(mod)):{},__copyProps(isNodeMode||!mod||!mod.__esModule?__defProp(target,"default",{value:mod,enumerable:!0}):target,mod));';
+const TO_ESM_ONCE =
+  `var __toESMCopy=${TO_ESM.slice('var __toESM='.length, -1)},__toESMCopies=[new WeakMap,new WeakMap],` +
+  '__toESM=(mod,isNodeMode)=>{if(mod==null||typeof mod!=="object"&&typeof mod!=="function")return __toESMCopy(mod,isNodeMode);' +
+  'const copies=__toESMCopies[isNodeMode?1:0],names=__getOwnPropNames(mod).length,known=copies.get(mod);' +
+  'if(known!==void 0&&known.names===names)return known.copy;const copy=__toESMCopy(mod,isNodeMode);copies.set(mod,{copy,names});return copy};';
+let toEsmFiles = 0;
+for (const [path, text] of files) {
+  if (!path.endsWith('.js') || !text.includes(TO_ESM)) continue;
+  files.set(path, text.replace(TO_ESM, TO_ESM_ONCE));
+  toEsmFiles++;
+}
+if (toEsmFiles === 0) throw new Error("build: esbuild's __toESM changed; update TO_ESM in scripts/build.mjs");
+
 const entry = join(staging, 'cli.js');
 const inMemory = {
   name: 'esbuild-output',
