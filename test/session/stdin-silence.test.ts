@@ -48,4 +48,39 @@ describe('readAllBytes', () => {
       throw new Error('over');
     })).rejects.toThrow('over');
   });
+
+  // The same answers whichever way the stream is read (events for a fresh stream, else `for await`).
+  it('rejects with an error the stream reports, and when it is destroyed before its end', async () => {
+    const failing = new PassThrough();
+    const failed = readAllBytes(failing, 10, () => {
+      throw new Error('over');
+    });
+    failing.write('ab');
+    failing.destroy(new Error('EIO: read failed'));
+    await expect(failed).rejects.toThrow('EIO: read failed');
+    const cut = new PassThrough();
+    const premature = readAllBytes(cut, 10, () => {
+      throw new Error('over');
+    });
+    cut.write('ab');
+    cut.destroy();
+    await expect(premature).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+
+  it('reads a stream already flowing, and gives nothing for one already read to its end', async () => {
+    const flowing = new PassThrough();
+    flowing.on('data', () => {});
+    const reading = readAllBytes(flowing, 10, () => {
+      throw new Error('over');
+    });
+    flowing.end('xyz');
+    expect((await reading).toString()).toBe('xyz');
+    const used = Readable.from(['once']);
+    expect((await readAllBytes(used, 10, () => {
+      throw new Error('over');
+    })).toString()).toBe('once');
+    expect((await readAllBytes(used, 10, () => {
+      throw new Error('over');
+    })).length).toBe(0);
+  });
 });
