@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
  * Node 22+ that materialises util's lazy exports (parse_args, worker_threads, assert's diff: ~30
  * internal modules) — the shim's own getters have nothing to materialise. The export names come from
  * the building Node; every line since 20 has the ones the bundle uses. A default import gets the
- * shim, whose getters serve the same names.
+ * shim, whose getters serve the same names. node:timers/promises: only a retry waits (~0.5 ms to load).
  */
-const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util']);
+const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util', 'node:timers/promises']);
 
 /**
  * Node built-ins through require(), not ESM import. An ESM import of a CommonJS built-in makes Node

@@ -1,5 +1,4 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 
 // A single request straight to the gateway, sent with Node's own node:http. A one-shot sends one request
@@ -46,12 +45,12 @@ function abortError(): Error {
   return Object.assign(new Error('the request was cancelled'), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
-// Through require(), on first use: an ESM import of node:http reads its lazy getters, which load Node's
-// bundled undici on 22+; node:https (TLS, crypto) only for https:// gateways.
-const requireBuiltin = createRequire(import.meta.url);
+// On first use, as require() gives it: an ESM import of node:http reads its lazy getters, which load
+// Node's bundled undici on 22+; node:https (TLS, crypto) only for https:// gateways. Not through
+// createRequire(import.meta.url): that loads node:module and makes a file URL (~1 ms of a one-shot).
 type RequestFn = typeof import('node:http').request;
 export function clientFor(protocol: string): RequestFn {
-  return (requireBuiltin(protocol === 'https:' ? 'node:https' : 'node:http') as { request: RequestFn }).request;
+  return protocol === 'https:' ? process.getBuiltinModule('node:https').request : process.getBuiltinModule('node:http').request;
 }
 
 /** Requests still open, so `destroyAll()` can let the process exit at once. */

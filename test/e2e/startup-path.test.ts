@@ -172,6 +172,9 @@ describe('what each path loads', () => {
     expect(builtins).toContain('http');
     // undici's error paths need node:assert; node:http's request path does not.
     expect(builtins).not.toContain('assert');
+    // node:module (createRequire) and node:timers/promises (a retry's wait) cost a one-shot ~1 ms at start.
+    expect(builtins).not.toContain('module');
+    expect(builtins).not.toContain('timers/promises');
 
     const batch = await loadsOf(['batch', '--base-url', `${gateway.url}/v1`, '-m', 'echo', '-'], '{"prompt":"one"}\n{"prompt":"two"}\n');
     expect(batch.code, batch.stderr).toBe(0);
