@@ -89,8 +89,8 @@ function runWithCodeCache(entry) {
   /** One directory per build, named after its main chunk (whose name changes with any chunk's). */
   let dir;
   const loaded = new Map();
-  /** Scripts that ran without an accepted cache: theirs is written once the start-up code has run. */
-  let unsaved = [];
+  /** Scripts whose cache is to be (re)written once the start-up code has run: none accepted, or one made at exit. */
+  let scripts = [];
 
   function load(file) {
     const known = loaded.get(file);
@@ -104,41 +104,62 @@ function runWithCodeCache(entry) {
       dir ??= path.join(versionDir, path.basename(file, '.cjs'));
       cacheFile = path.join(dir, `${path.basename(file)}.v8`);
     }
+    // Two kinds of cache per chunk: `.v8`, made just before a first request, and `.exit.v8`, made at the
+    // exit of a run that sent none (--help, config set, the dev gateway). A run that sends replaces the
+    // second kind once with the first: whatever ran first after an install does not decide for good which
+    // functions a one-shot finds compiled (each one missing is compiled again at every start).
     let cachedData;
-    try {
-      if (cacheFile) cachedData = fs.readFileSync(cacheFile);
-    } catch {
-      // No cache yet (or unreadable): compiled from source, cached below.
+    let madeAtRequest = false;
+    if (cacheFile) {
+      for (const [candidate, atRequest] of [
+        [cacheFile, true],
+        [`${cacheFile.slice(0, -'.v8'.length)}.exit.v8`, false],
+      ]) {
+        try {
+          cachedData = fs.readFileSync(candidate);
+          madeAtRequest = atRequest;
+          break;
+        } catch {
+          // No cache of this kind yet (or unreadable): the other kind, else compiled from source.
+        }
+      }
     }
     const source = fs.readFileSync(file, 'utf8');
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
-    if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) unsaved.push({ script, cacheFile });
+    if (cacheFile) {
+      const accepted = cachedData !== undefined && !script.cachedDataRejected;
+      if (!accepted || !madeAtRequest) scripts.push({ script, cacheFile, accepted });
+    }
     const base = path.dirname(file);
     const requireFrom = (id) => (id.startsWith('.') ? load(path.join(base, id)) : require(id));
     script.runInThisContext()(record.exports, requireFrom, record, file, base);
     return record.exports;
   }
 
-  function save() {
-    if (unsaved.length === 0) return;
+  /** Writes the caches `pick` chooses, under `name(cacheFile)`; each script is written at most once. */
+  function save(pick, name) {
+    const chosen = scripts.filter(pick);
+    if (chosen.length === 0) return;
+    scripts = scripts.filter((entry) => !chosen.includes(entry));
     try {
       if (!fs.existsSync(dir)) forgetOldBuilds(versionDir);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      for (const { script, cacheFile } of unsaved) {
+      for (const { script, cacheFile } of chosen) {
         // Written whole or not at all: another gatechat may be reading the same file.
-        writePrivateFile(cacheFile, script.createCachedData());
+        writePrivateFile(name(cacheFile), script.createCachedData());
       }
     } catch {
       // A read-only or full disk: the next start compiles from source again.
     }
-    unsaved = [];
   }
 
   // V8 stamps a cache with its flags and rejects it under others. gatechat sets flags for streaming at
-  // its first request (src/transport/v8-flags.ts), so what start-up compiled is saved just before; the
-  // rest (a run that never sends, chunks loaded after the first request) at exit.
-  process.once('gatechat:before-v8-flags', save);
-  process.once('exit', save);
+  // its first request (src/transport/v8-flags.ts), so what start-up compiled is saved just before —
+  // every chunk without a cache made at that point, an accepted exit-time one included (V8 writes what
+  // it read back together with what this run compiled since). At exit, a run that never sent (or loaded
+  // a chunk after its first request) saves the chunks that had no usable cache at all.
+  process.once('gatechat:before-v8-flags', () => save(() => true, (cacheFile) => cacheFile));
+  process.once('exit', () => save((entry) => !entry.accepted, (cacheFile) => `${cacheFile.slice(0, -'.v8'.length)}.exit.v8`));
 
   load(entry);
 }

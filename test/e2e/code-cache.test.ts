@@ -54,6 +54,30 @@ describe('the code cache', () => {
     for (const [name, file] of after) expect(file.mtimeMs, name).toBe(written.get(name)!.mtimeMs);
   });
 
+  it('a cache written by a run that sent nothing is made again, once, by the first run that sends', async () => {
+    // Whatever runs first after an install (--help, config set, the dev gateway) must not decide for good
+    // which functions a one-shot finds compiled: every one it lacks is compiled again on every start.
+    const dir = join(ctx.user.home, 'cache-grown');
+    const help = await runCli(['--help'], { env: { ...ctx.user.env(), GATECHAT_CACHE_DIR: dir } });
+    expect(help.code, help.stderr).toBe(0);
+    const mainBytes = (files: Map<string, { bytes: Buffer }>) => Math.max(...[...files].filter(([name]) => /[\\/]main-[\w-]{8}\.cjs\./.test(name)).map(([, file]) => file.bytes.length));
+    const afterHelp = cacheFiles(dir);
+    expect(mainBytes(afterHelp)).toBeGreaterThan(1000);
+
+    const first = await oneShot(dir);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(LOREM_20);
+    const afterSend = cacheFiles(dir);
+    // The main chunk's cache now holds what the one-shot compiled too (the root command's action, the send path).
+    expect(mainBytes(afterSend)).toBeGreaterThan(mainBytes(afterHelp));
+
+    const second = await oneShot(dir);
+    expect(second.code, second.stderr).toBe(0);
+    const afterSecond = cacheFiles(dir);
+    expect([...afterSecond.keys()].sort()).toEqual([...afterSend.keys()].sort());
+    for (const [name, file] of afterSecond) expect(file.mtimeMs, name).toBe(afterSend.get(name)!.mtimeMs);
+  });
+
   it('a corrupt cache file is set aside by V8 and written again; the answer is the same', async () => {
     const dir = join(ctx.user.home, 'cache-corrupt');
     expect((await oneShot(dir)).code).toBe(0);
