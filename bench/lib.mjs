@@ -18,6 +18,8 @@ export function measure(argv, { env = process.env, stdin } = {}) {
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdoutBytes += chunk.length));
     child.stderr.on('data', (chunk) => (stderr += chunk));
+    // A command that never reads stdin (node -e 0) may exit before this write lands: EPIPE, not a failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(stdin ?? '');
     child.on('error', reject);
     child.on('close', (code) => {
