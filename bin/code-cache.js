@@ -80,6 +80,9 @@ function writePrivateFile(target, data) {
   }
 }
 
+/** `x.cjs.v8` → `x.cjs.exit.v8`: the cache of a chunk as a run that sent nothing left it. */
+const exitFile = (cacheFile) => `${cacheFile.slice(0, -'.v8'.length)}.exit.v8`;
+
 /**
  * Loads `entry` (a CommonJS file of dist/) and the chunks it requires, each compiled with its cached
  * code when there is one. Returns once the entry's top level has run.
@@ -113,7 +116,7 @@ function runWithCodeCache(entry) {
     if (cacheFile) {
       for (const [candidate, atRequest] of [
         [cacheFile, true],
-        [`${cacheFile.slice(0, -'.v8'.length)}.exit.v8`, false],
+        [exitFile(cacheFile), false],
       ]) {
         try {
           cachedData = fs.readFileSync(candidate);
@@ -128,7 +131,10 @@ function runWithCodeCache(entry) {
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
     if (cacheFile) {
       const accepted = cachedData !== undefined && !script.cachedDataRejected;
-      if (!accepted || !madeAtRequest) scripts.push({ script, cacheFile, accepted });
+      // A `.v8` V8 refused (other flags, another build of Node, damage) goes when this run writes the chunk's
+      // cache: left in place, it would be read and refused first at every start.
+      const refusedAtRequest = cachedData !== undefined && !accepted && madeAtRequest;
+      if (!accepted || !madeAtRequest) scripts.push({ script, cacheFile, accepted, refusedAtRequest });
     }
     const base = path.dirname(file);
     const requireFrom = (id) => (id.startsWith('.') ? load(path.join(base, id)) : require(id));
@@ -144,9 +150,11 @@ function runWithCodeCache(entry) {
     try {
       if (!fs.existsSync(dir)) forgetOldBuilds(versionDir);
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      for (const { script, cacheFile } of chosen) {
+      for (const { script, cacheFile, refusedAtRequest } of chosen) {
+        const target = name(cacheFile);
+        if (refusedAtRequest && target !== cacheFile) fs.rmSync(cacheFile, { force: true });
         // Written whole or not at all: another gatechat may be reading the same file.
-        writePrivateFile(name(cacheFile), script.createCachedData());
+        writePrivateFile(target, script.createCachedData());
       }
     } catch {
       // A read-only or full disk: the next start compiles from source again.
@@ -159,7 +167,7 @@ function runWithCodeCache(entry) {
   // it read back together with what this run compiled since). At exit, a run that never sent (or loaded
   // a chunk after its first request) saves the chunks that had no usable cache at all.
   process.once('gatechat:before-v8-flags', () => save(() => true, (cacheFile) => cacheFile));
-  process.once('exit', () => save((entry) => !entry.accepted, (cacheFile) => `${cacheFile.slice(0, -'.v8'.length)}.exit.v8`));
+  process.once('exit', () => save((entry) => !entry.accepted, exitFile));
 
   load(entry);
 }

@@ -93,6 +93,21 @@ describe('the code cache', () => {
     expect(rewritten.equals(Buffer.alloc(rewritten.length, 0x5a))).toBe(false);
   });
 
+  it('a cache V8 rejects in a run that sends nothing is replaced, so the next such run reads its cache', async () => {
+    const dir = join(ctx.user.home, 'cache-rejected-at-exit');
+    expect((await oneShot(dir)).code).toBe(0);
+    const [victim] = [...cacheFiles(dir).keys()].filter((name) => /[\\/]main-[\w-]{8}\.cjs\.v8$/.test(name));
+    writeFileSync(join(dir, victim), Buffer.alloc(4096, 0x5a));
+    const help = () => runCli(['--help'], { env: { ...ctx.user.env(), GATECHAT_CACHE_DIR: dir } });
+    expect((await help()).code).toBe(0);
+    const settled = cacheFiles(dir);
+    expect((await help()).code).toBe(0);
+    // Nothing written again: the second run found a cache V8 took.
+    const after = cacheFiles(dir);
+    expect([...after.keys()].sort()).toEqual([...settled.keys()].sort());
+    for (const [name, file] of after) expect(file.mtimeMs, name).toBe(settled.get(name)!.mtimeMs);
+  });
+
   it('a cache directory that cannot be created changes nothing a user sees', async () => {
     const blocker = join(ctx.user.home, 'not-a-directory');
     writeFileSync(blocker, 'a file where the cache directory would go\n');
