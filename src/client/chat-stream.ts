@@ -42,6 +42,13 @@ export interface StreamChatOptions {
   log?: (line: string) => void;
   warn?: (line: string) => void;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Takes every event as it is decoded instead of the generator yielding it (which then yields nothing
+   * and only returns the outcome): for a caller that only folds the events (a batch line). Each yield
+   * passes an event through several async generator levels, a promise per level, tens of thousands of
+   * times over a batch.
+   */
+  onEvent?: (event: ChatEvent) => void;
 }
 
 /** What the answer turned out to be, whatever was asked for. */
@@ -82,19 +89,23 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     const kind = bodyKind(response.headers['content-type'] ?? '', opts.request.stream);
     // LiteLLM says what the request cost in a header (SPEC §16); it rides along as a usage event.
     const cost = headerCost(response.headers['x-litellm-response-cost']);
-    if (cost !== null && kind !== 'html') yield { type: 'usage', input_tokens: null, output_tokens: null, cost };
+    if (cost !== null && kind !== 'html') {
+      const usage: ChatEvent = { type: 'usage', input_tokens: null, output_tokens: null, cost };
+      if (opts.onEvent) opts.onEvent(usage);
+      else yield usage;
+    }
     // A gateway may echo the request's credentials inside an error it sends with a 200; such
     // messages reach the terminal, --json and saved conversations, so they are redacted here.
     const secrets = opts.conn.pool?.secretsOf(opts.conn) ?? secretsOf(opts.conn);
     const log = opts.log && ((line: string) => opts.log!(redactSecrets(line, secrets)));
     switch (kind) {
       case 'sse': {
-        const termination = yield* decodeStream(response, protocol.createDecoder(), log, secrets);
+        const termination = yield* decodeStream(response, protocol.createDecoder(), log, secrets, opts.onEvent);
         decoded = true;
         return { ...outcome, termination };
       }
       case 'json': {
-        const termination = yield* decodeJson(response, protocol, secrets, log);
+        const termination = yield* decodeJson(response, protocol, secrets, log, opts.onEvent);
         decoded = true;
         return { ...outcome, termination };
       }
@@ -170,6 +181,7 @@ async function* decodeStream(
   decoder: ProtocolDecoder,
   log: ((line: string) => void) | undefined,
   secrets: string[],
+  onEvent?: (event: ChatEvent) => void,
 ): AsyncGenerator<ChatEvent, Termination, void> {
   const pending: ChatEvent[] = [];
   const reader = new SseReader((message) => {
@@ -178,7 +190,8 @@ async function* decodeStream(
     for (const event of decoder.push(message)) {
       // The error line holds the gateway's message in short; -v shows the whole event.
       if (event.type === 'error') log?.(`< error event: ${message.data}`);
-      pushCoalesced(pending, redactError(event, secrets));
+      if (onEvent) onEvent(redactError(event, secrets));
+      else pushCoalesced(pending, redactError(event, secrets));
     }
   });
   let logged = 0;
@@ -205,7 +218,10 @@ async function* decodeStream(
   }
   const finished = decoder.finish();
   flushWarnings();
-  for (const event of finished.events) yield redactError(event, secrets);
+  for (const event of finished.events) {
+    if (onEvent) onEvent(redactError(event, secrets));
+    else yield redactError(event, secrets);
+  }
   const notSse = reader.notSse;
   if (notSse !== null) throw notSseError(notSse, response.headers['content-type'], secrets);
   // An error event decides the exit code (6) whatever else went wrong; lost events come next.
@@ -291,6 +307,7 @@ async function* decodeJson(
   protocol: Protocol,
   secrets: string[],
   log: ((line: string) => void) | undefined,
+  onEvent?: (event: ChatEvent) => void,
 ): AsyncGenerator<ChatEvent, Termination, void> {
   const text = await response.text();
   let parsed: unknown;
@@ -312,7 +329,8 @@ async function* decodeJson(
       if (!sawError) logBody(log, text);
       sawError = true;
     }
-    yield redactError(event, secrets);
+    if (onEvent) onEvent(redactError(event, secrets));
+    else yield redactError(event, secrets);
   }
   return sawError ? 'error' : 'end_marker';
 }

@@ -31,8 +31,14 @@ export async function* streamChatWithFallback(
   const models = [first, ...fallbacks.filter((m) => m !== first)];
   for (let i = 0; ; i++) {
     const model = models[i]!;
-    const events = streamChat({ ...opts, request: { ...opts.request, model } });
     let began = false;
+    const onEvent = opts.onEvent;
+    const events = streamChat({
+      ...opts,
+      request: { ...opts.request, model },
+      // Events taken by a sink began the answer as surely as yielded ones.
+      ...(onEvent ? { onEvent: (event: ChatEvent) => ((began = true), onEvent(event)) } : {}),
+    });
     try {
       for (;;) {
         const step = await events.next();

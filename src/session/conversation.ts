@@ -362,9 +362,19 @@ class GatewayConversation implements GatewayConversationApi {
     const quiet = this.deps.quiet === true;
     this.sayOmitted(fit);
     // Stryker disable next-line UpdateOperator: attempt is only compared with 0; counted down it leaves 0 as surely as counted up
+    const take = (raw: ChatEvent): ChatEvent => {
+      const event = map ? map(raw) : raw;
+      if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
+        firstTokenMs = Date.now() - started;
+      }
+      if (event.type === 'error' && !streamError) streamError = event;
+      onEvent(event);
+      return event;
+    };
     for (let attempt = 0; ; attempt++) {
       try {
-        const streamOptions = { conn: this.deps.conn, api: this.settings.api, request, signal, log: this.deps.log, warn: this.deps.warn, onRetry: this.deps.onRetry };
+        // Quiet: the events are taken as they are decoded (streamChat's onEvent), not passed up as yields.
+        const streamOptions = { conn: this.deps.conn, api: this.settings.api, request, signal, log: this.deps.log, warn: this.deps.warn, onRetry: this.deps.onRetry, ...(quiet ? { onEvent: take } : {}) };
         const fallbacks = this.deps.fallbacks ?? [];
         const events: AsyncGenerator<ChatEvent, StreamOutcome | FallbackOutcome, void> =
           fallbacks.length > 0
@@ -378,13 +388,7 @@ class GatewayConversation implements GatewayConversationApi {
             outcome = step.value;
             break;
           }
-          const event = map ? map(step.value) : step.value;
-          if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
-            firstTokenMs = Date.now() - started;
-          }
-          if (event.type === 'error' && !streamError) streamError = event;
-          onEvent(event);
-          if (!quiet) yield event;
+          yield take(step.value);
         }
       } catch (error) {
         failure = error;

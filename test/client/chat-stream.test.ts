@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { streamChat, type StreamChatOptions, type StreamOutcome } from '../../src/client/chat-stream.js';
+import { streamChatWithFallback } from '../../src/client/fallback.js';
 import type { ChatEvent, RequestOptions } from '../../src/protocol/events.js';
 import { HttpError, NetworkError, StreamInterruptedError } from '../../src/transport/errors.js';
 import { isAbortError } from '../../src/transport/http.js';
@@ -377,5 +378,60 @@ describe('after the end marker', () => {
     const { events, outcome } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
     expect(textOf(events)).toBe('answer');
     expect(outcome.termination).toBe('end_marker');
+  });
+});
+
+describe('onEvent: events taken as they are decoded (a batch line folds them, nothing is yielded)', () => {
+  async function sunk(opts: StreamChatOptions): Promise<{ events: ChatEvent[]; yielded: number; outcome: StreamOutcome }> {
+    const events: ChatEvent[] = [];
+    const gen = streamChat({ ...opts, onEvent: (event) => events.push(event) });
+    let yielded = 0;
+    for (;;) {
+      const step = await gen.next();
+      if (step.done) return { events, yielded, outcome: step.value };
+      yielded++;
+    }
+  }
+
+  it('an SSE answer: every event, in order, with the same text, finish and usage as when yielded', async () => {
+    const usage = JSON.stringify({ id: 'c1', model: 'm1', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } });
+    const body = [`data: ${chatChunk({ content: 'Hel' })}\n\ndata: ${chatChunk({ content: 'lo' })}\n\n`, `data: ${chatChunk({}, 'stop')}\n\ndata: ${usage}\n\ndata: [DONE]\n\n`];
+    const s = await server(async (_q, res) => writeSse(res, body, { 'x-litellm-response-cost': '0.5' }));
+    const { events, yielded, outcome } = await sunk({ conn: connection(s.url), api: 'chat', request: request() });
+    expect(yielded).toBe(0);
+    expect(outcome.termination).toBe('end_marker');
+    expect(textOf(events)).toBe('Hello');
+    expect(events[0]).toEqual({ type: 'usage', input_tokens: null, output_tokens: null, cost: 0.5 });
+    expect(events.map((e) => e.type)).toEqual(['usage', 'model', 'text', 'text', 'finish', 'usage']);
+    const { events: yieldedEvents } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    const merged = (list: ChatEvent[]) => list.filter((e) => e.type !== 'text');
+    expect(merged(events)).toEqual(merged(yieldedEvents));
+  });
+
+  it('a whole JSON answer and an error event inside the stream go to onEvent too', async () => {
+    const completion = { id: 'c', model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'whole answer' }, finish_reason: 'stop' }] };
+    const whole = await server((_q, res) => json(res, 200, completion));
+    const a = await sunk({ conn: connection(whole.url), api: 'chat', request: request({ stream: false }) });
+    expect([a.yielded, textOf(a.events), a.outcome.termination]).toEqual([0, 'whole answer', 'end_marker']);
+    const failing = await server(async (_q, res) => writeSse(res, [`data: ${chatChunk({ content: 'pa' })}\n\n`, 'event: error\ndata: {"error":{"message":"boom"}}\n\n']));
+    const b = await sunk({ conn: connection(failing.url), api: 'chat', request: request() });
+    expect(b.yielded).toBe(0);
+    expect(b.outcome.termination).toBe('error');
+    expect(b.events.find((e) => e.type === 'error')).toMatchObject({ type: 'error', message: 'boom' });
+  });
+});
+
+describe('onEvent with fallbacks', () => {
+  it('a model failing before its answer hands the request on; the events of the one that answered go to onEvent', async () => {
+    const s = await server(async (_q, res, recorded) => {
+      const { model } = JSON.parse(recorded.body) as { model: string };
+      if (model === 'down') return json(res, 503, { error: { message: 'down' } });
+      return writeSse(res, [`data: ${chatChunk({ content: 'ok' }, 'stop')}\n\ndata: [DONE]\n\n`]);
+    });
+    const events: ChatEvent[] = [];
+    const gen = streamChatWithFallback({ conn: connection(s.url, { retries: 0 }), api: 'chat', request: request({ model: 'down' }), onEvent: (e) => events.push(e) }, ['good']);
+    let step = await gen.next();
+    while (!step.done) step = await gen.next();
+    expect([textOf(events), step.value.model, step.value.fallbackFrom]).toEqual(['ok', 'good', 'down']);
   });
 });
