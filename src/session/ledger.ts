@@ -70,6 +70,7 @@ export class UsageLedger {
   #warned = false;
   /** A batch's many records go through one descriptor (see keepOpen); null: opened per record. */
   readonly #appender: OwnLogAppender | null;
+  readonly #path: string;
 
   constructor(
     private readonly tags: LedgerTags,
@@ -78,11 +79,12 @@ export class UsageLedger {
     /** Many records in one run (batch): keep the file open until close(), rather than open it per record. */
     options: { keepOpen?: boolean } = {},
   ) {
-    this.#appender = options.keepOpen ? new OwnLogAppender(ledgerPath(dir), dir) : null;
+    this.#path = ledgerPath(dir);
+    this.#appender = options.keepOpen ? new OwnLogAppender(this.#path, dir) : null;
   }
 
   record(result: ChatResult, status: TurnStatus, requested: string): void {
-    const path = ledgerPath(this.dir);
+    const path = this.#path;
     try {
       const line = JSON.stringify(ledgerLine(result, status, requested, this.tags));
       if (this.#appender) {

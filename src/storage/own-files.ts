@@ -109,19 +109,33 @@ export function appendOwnRecord(path: string, line: string, options: { create?: 
   }
 }
 
-/** appendOwnRecord()'s write, on a descriptor opened by openOwnFile() for appending and just fstat'ed. */
-function appendToDescriptor(fd: number, stat: { size: number; mode: number }, path: string, line: string, options: { create?: boolean; durable?: boolean }): void {
+/**
+ * appendOwnRecord()'s write, on a descriptor opened by openOwnFile() for appending and just fstat'ed.
+ * `ownEnd`: where the file ended after this descriptor's last record; a file still that size ends with
+ * that record's newline, so its last byte need not be read. Returns where the file ends after this
+ * record if nobody wrote between the fstat and the write (if somebody did, the sizes differ next time).
+ */
+function appendToDescriptor(
+  fd: number,
+  stat: { size: number; mode: number },
+  path: string,
+  line: string,
+  options: { create?: boolean; durable?: boolean },
+  ownEnd = -1,
+): number {
   const { size, mode } = stat;
   // Just created (the umask may have taken bits off 0600, e.g. 0o277 leaves 0400): ours to set.
   if (options.create && size === 0 && (mode & 0o777) !== PRIVATE_FILE_MODE && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
   let prefix = '';
-  if (size > 0) {
+  if (size > 0 && size !== ownEnd) {
     const last = Buffer.alloc(1);
     readSync(fd, last, 0, 1, size - 1);
     if (last[0] !== 0x0a) prefix = '\n';
   }
-  writeRecord(fd, Buffer.from(`${prefix}${line.endsWith('\n') ? line : `${line}\n`}`), path);
+  const bytes = Buffer.from(`${prefix}${line.endsWith('\n') ? line : `${line}\n`}`);
+  writeRecord(fd, bytes, path);
   if (options.durable) fsyncSync(fd);
+  return size + bytes.length;
 }
 
 /**
@@ -133,6 +147,8 @@ function appendToDescriptor(fd: number, stat: { size: number; mode: number }, pa
  */
 export class OwnLogAppender {
   #fd: number | null = null;
+  /** Where the file ended after our last record (-1: unknown): spares a read of its last byte per record. */
+  #end = -1;
 
   constructor(
     private readonly path: string,
@@ -148,7 +164,7 @@ export class OwnLogAppender {
         fd = this.#open();
         stat = fstatSync(fd);
       }
-      appendToDescriptor(fd, stat, this.path, line, { create: true });
+      this.#end = appendToDescriptor(fd, stat, this.path, line, { create: true }, this.#end);
     } catch (error) {
       this.close();
       throw error;
@@ -156,6 +172,7 @@ export class OwnLogAppender {
   }
 
   close(): void {
+    this.#end = -1;
     if (this.#fd === null) return;
     const fd = this.#fd;
     this.#fd = null;

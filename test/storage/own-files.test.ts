@@ -169,6 +169,18 @@ describe('OwnLogAppender: one descriptor for a batch\'s many ledger records', ()
     expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"torn\n{"n":3}\n');
   });
 
+  it('a torn record another writer left right after our own still gets a fresh line (the file is no longer where ours ended)', () => {
+    const file = join(dir, 'usage.jsonl');
+    const log = new OwnLogAppender(file, dir);
+    log.append('{"n":1}');
+    log.append('{"n":2}');
+    writeFileSync(file, '{"torn', { flag: 'a' });
+    log.append('{"n":3}');
+    log.append('{"n":4}');
+    log.close();
+    expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"torn\n{"n":3}\n{"n":4}\n');
+  });
+
   it('a file removed while held is created again: no record goes to a file nobody can read', () => {
     const file = join(dir, 'usage.jsonl');
     const log = new OwnLogAppender(file, dir);
