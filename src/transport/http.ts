@@ -82,9 +82,39 @@ export class ConnectionPool {
     return list;
   }
 
+  #target: { conn: Connection; baseUrl: string; apiKey: string | undefined; auth: Connection['auth']; headers: Record<string, string>; path: string; value: RequestTarget } | null = null;
+
+  /**
+   * The origin, URL and headers of a request to `path`, worked out once for the pool's many requests
+   * (parsing two URLs and merging the headers per request was a visible share of a batch's CPU per
+   * prompt); again when the connection's base URL, key or headers were replaced. Read-only: a redirect
+   * replaces them rather than changing them, and each request sends a copy of the headers (undici's
+   * ProxyAgent adds to the object it is given).
+   */
+  target(conn: Connection, path: string): RequestTarget {
+    const known = this.#target;
+    if (known && known.conn === conn && known.path === path && known.baseUrl === conn.baseUrl && known.apiKey === conn.apiKey && known.auth === conn.auth && known.headers === conn.headers) {
+      return known.value;
+    }
+    const value = requestTarget(conn, path);
+    this.#target = { conn, baseUrl: conn.baseUrl, apiKey: conn.apiKey, auth: conn.auth, headers: conn.headers, path, value };
+    return value;
+  }
+
   close(): void {
     this.dispatchers.destroy();
   }
+}
+
+/** Where a request goes and the headers it starts with (before any redirect). */
+interface RequestTarget {
+  origin: string;
+  url: URL;
+  headers: Readonly<Record<string, string>>;
+}
+
+function requestTarget(conn: Connection, path: string): RequestTarget {
+  return { origin: new URL(conn.baseUrl).origin, url: new URL(conn.baseUrl + path), headers: buildHeaders(conn, VERSION) };
 }
 
 export interface RetryInfo {
@@ -283,11 +313,12 @@ function isRedirect(status: number): boolean {
 /** One attempt, following redirects: resolves at the first non-redirect response headers. */
 async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: string | undefined, secrets: string[]): Promise<Attempt> {
   const { conn, log, signal } = req;
-  const origin = new URL(conn.baseUrl).origin;
-  let url = new URL(conn.baseUrl + req.path);
+  const target = conn.pool?.target(conn, req.path) ?? requestTarget(conn, req.path);
+  const origin = target.origin;
+  let url = target.url;
   let method: 'GET' | 'POST' = req.method;
   let body: string | Readable | undefined = payload ?? openUpload(req.upload);
-  let headers = buildHeaders(conn, VERSION);
+  let headers = { ...target.headers };
   if (req.upload) headers = { ...withoutHeader(headers, 'content-type'), 'Content-Type': req.upload.contentType, 'Content-Length': String(req.upload.length) };
   let credentialsDropped = false;
 

@@ -147,6 +147,40 @@ describe('a pool and --no-stream', () => {
   });
 });
 
+describe('a pool works out a request\'s URL and headers once', () => {
+  it('for each path, and again when the connection\'s key, headers or base URL change; a request\'s headers are its own', async () => {
+    const s = await server((_q, res) => json(res, 200, { ok: 1 }));
+    const other = await server((_q, res) => json(res, 200, { ok: 2 }));
+    const conn = connection(s.url, { retries: 0 });
+    const pool = new ConnectionPool(conn);
+    conn.pool = pool;
+    // One connection object for every request, as a batch has it; its fields replaced between them.
+    const send = async (path: string) => (await sendRequest({ conn, method: 'POST', path, body: {} })).text();
+    try {
+      await send('/chat/completions');
+      await send('/messages');
+      conn.apiKey = 'sk-other-key-5678';
+      await send('/messages');
+      conn.headers = { 'X-Team': 'blue' };
+      await send('/messages');
+      conn.auth = 'x-api-key';
+      await send('/messages');
+      conn.baseUrl = other.url;
+      expect(await send('/messages')).toBe('{"ok":2}');
+      expect(s.requests.map((r) => [r.url, r.headers.authorization, r.headers['x-team']])).toEqual([
+        ['/v1/chat/completions', 'Bearer sk-test-secret-1234', undefined],
+        ['/v1/messages', 'Bearer sk-test-secret-1234', undefined],
+        ['/v1/messages', 'Bearer sk-other-key-5678', undefined],
+        ['/v1/messages', 'Bearer sk-other-key-5678', 'blue'],
+        ['/v1/messages', undefined, 'blue'],
+      ]);
+      expect(other.requests.map((r) => r.url)).toEqual(['/v1/messages']);
+    } finally {
+      pool.close();
+    }
+  });
+});
+
 describe('error bodies and retries', () => {
   it('an error body that stalls still reports the status; an abort while reading it is an abort, not the status', async () => {
     const s = await server((_q, res) => {
