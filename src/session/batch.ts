@@ -79,6 +79,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
   let firstInvalid: { line: number; id: string | number; message: string } | null = null;
   const source = options.lines[Symbol.asyncIterator]();
   const { signal } = options;
+  const nextLine = unlessAborted(signal);
 
   const record = async (entry: BatchRecord): Promise<void> => {
     await options.write(entry);
@@ -111,7 +112,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       // Checked before a line is taken: a line never read is answered by the rerun that resumes.
       budgetStop ??= options.budget?.reached() ?? null;
       if (budgetStop) return;
-      const next = await unlessAborted(source.next(), signal);
+      const next = await nextLine.wait(source.next());
       if (next === null || next.done || signal.aborted) return;
       const parsed = next.value;
       if (parsed.kind === 'blank') continue;
@@ -144,7 +145,11 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
     }
   };
 
-  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
+  } finally {
+    nextLine.stop();
+  }
   const failure = firstFailure as { line: number; id: string | number; code: ExitCodeValue; message: string } | null;
   const invalid = firstInvalid as { line: number; id: string | number; message: string } | null;
   const stopped = budgetStop as BudgetError | null;
@@ -160,26 +165,38 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
 }
 
 /**
- * Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it: null once
- * the signal is aborted. (Not a Promise.race with one never-settling promise: each race would leave a
- * reaction on it, per line.)
+ * Reading stdin can wait forever for a writer that stays open: Ctrl-C must not wait for it: wait()
+ * gives null once the signal is aborted. (Not a Promise.race with one never-settling promise: each
+ * race would leave a reaction on it, per line. One abort listener for the run, not one added and
+ * removed per line: an AbortSignal's listeners were a visible share of a batch's CPU per prompt.)
  */
-function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(null);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+function unlessAborted(signal: AbortSignal): { wait<T>(promise: Promise<T>): Promise<T | null>; stop(): void } {
+  const waiting = new Set<() => void>();
+  const onAbort = () => {
+    for (const settle of waiting) settle();
+    waiting.clear();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    wait<T>(promise: Promise<T>): Promise<T | null> {
+      if (signal.aborted) return Promise.resolve(null);
+      return new Promise((resolve, reject) => {
+        const aborted = () => resolve(null);
+        waiting.add(aborted);
+        promise.then(
+          (value) => {
+            waiting.delete(aborted);
+            resolve(value);
+          },
+          (error: unknown) => {
+            waiting.delete(aborted);
+            reject(error);
+          },
+        );
+      });
+    },
+    stop: () => signal.removeEventListener('abort', onAbort),
+  };
 }
 
 export async function drain(events: AsyncGenerator<ChatEvent, TurnOutcome, void>): Promise<TurnOutcome> {
