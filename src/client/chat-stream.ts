@@ -70,20 +70,23 @@ function bodyKind(contentType: string, requestedStream: boolean): BodyKind {
  */
 export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatEvent, StreamOutcome, void> {
   const protocol = protocolFor(opts.api);
-  // Our own controller, so that leaving the generator early aborts the request too.
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort();
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-  if (opts.signal?.aborted) controller.abort();
+  // Our own controller, so that leaving the generator early aborts the request too. With onEvent
+  // nothing is yielded, so nobody can leave early: without --max-time the caller's signal is enough
+  // (a controller and a listener on the caller's signal per request were a visible cost in a batch).
+  const controller = opts.onEvent && opts.signal && opts.conn.maxTimeMs === undefined ? null : new AbortController();
+  const onAbort = (): void => controller?.abort();
+  if (controller) opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) controller?.abort();
   // --max-time: the whole turn's requests (the token-field retry too) and the whole body.
-  const deadline = startDeadline(opts.conn.maxTimeMs, () => controller.abort());
+  const deadline = startDeadline(opts.conn.maxTimeMs, () => controller?.abort());
+  const signal = controller ? controller.signal : opts.signal!;
 
   let response: HttpResponse | undefined;
   // A request whose answer was decoded to its end has nothing left to abort; aborting anyway builds
   // an AbortError with a stack trace per request, a visible cost over a batch of thousands.
   let decoded = false;
   try {
-    const sent = await send(protocol, opts, controller.signal);
+    const sent = await send(protocol, opts, signal);
     response = sent.response;
     const outcome = { maxTokensField: sent.request.maxTokensField, maxTokens: sent.request.maxTokens, learned: sent.learned, requestId: response.requestId };
     const kind = bodyKind(response.headers['content-type'] ?? '', opts.request.stream);
@@ -121,10 +124,10 @@ export async function* streamChat(opts: StreamChatOptions): AsyncGenerator<ChatE
     throw deadline === null || opts.signal?.aborted ? error : deadline.explain(error);
   } finally {
     deadline?.clear();
-    opts.signal?.removeEventListener('abort', onAbort);
+    if (controller) opts.signal?.removeEventListener('abort', onAbort);
     // Harmless after a complete body; essential when the consumer stopped early.
     response?.close();
-    if (!decoded) controller.abort();
+    if (!decoded) controller?.abort();
   }
 }
 

@@ -421,6 +421,29 @@ describe('onEvent: events taken as they are decoded (a batch line folds them, no
   });
 });
 
+describe('onEvent and the caller\'s signal', () => {
+  it.each([
+    ['without --max-time', undefined],
+    ['with --max-time', 30_000],
+  ])('%s: aborting it mid-stream ends the request with an abort error, and the gateway sees the connection go', async (_name, maxTimeMs) => {
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => (closed = resolve));
+    const s = await server((_q, res) => {
+      res.on('close', () => closed());
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chatChunk({ content: 'a' })}\n\n`);
+    });
+    const controller = new AbortController();
+    const events: ChatEvent[] = [];
+    const gen = streamChat({ conn: connection(s.url, { maxTimeMs }), api: 'chat', request: request(), signal: controller.signal, onEvent: (e) => events.push(e) });
+    const ended = failure(gen.next());
+    while (!events.some((e) => e.type === 'text')) await sleep(5);
+    controller.abort();
+    expect(isAbortError(await ended)).toBe(true);
+    await gone;
+  });
+});
+
 describe('onEvent with fallbacks', () => {
   it('a model failing before its answer hands the request on; the events of the one that answered go to onEvent', async () => {
     const s = await server(async (_q, res, recorded) => {
