@@ -2,12 +2,15 @@
 // beside each server alone, interleaved runs, median wall each. Target: the three together take at most
 // 1.2 × the slowest alone. `node -e 0` is measured in the same run as the floor. Prints numbers, asserts nothing.
 // Run: npm run build && node bench/tools-start.mjs   (RUNS=9)
+// A/B: BENCH_BINS=/old/bin/gatechat.js,bin/gatechat.js measures each build's four cases in every round,
+// interleaved, so load drifts hit the builds alike.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin, fmt, measure, median, repoRoot } from './lib.mjs';
 
 const runs = Number(process.env.RUNS ?? 9);
+const bins = process.env.BENCH_BINS ? process.env.BENCH_BINS.split(',') : [bin];
 const node = process.execPath;
 const dir = mkdtempSync(join(tmpdir(), 'gatechat-bench-tools-'));
 const env = { ...process.env, GATECHAT_CONFIG_DIR: join(dir, 'config'), GATECHAT_DATA_DIR: join(dir, 'data') };
@@ -16,11 +19,11 @@ const servers = {
   everything: `ev=${node} ${join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')}`,
   fault: `fault=${node} ${join(repoRoot, 'test/fixtures/mcp/fault-server.mjs')}`,
 };
-const cases = [
-  ['node -e 0', [node, '-e', '0']],
-  ...Object.entries(servers).map(([name, spec]) => [`${name} alone`, [node, bin, 'tools', '--mcp', spec]]),
-  ['all three', [node, bin, 'tools', ...Object.values(servers).flatMap((spec) => ['--mcp', spec])]],
+const casesOf = (gatechat) => [
+  ...Object.entries(servers).map(([name, spec]) => [`${name} alone`, [node, gatechat, 'tools', '--mcp', spec]]),
+  ['all three', [node, gatechat, 'tools', ...Object.values(servers).flatMap((spec) => ['--mcp', spec])]],
 ];
+const cases = [['node -e 0', [node, '-e', '0']], ...bins.flatMap(casesOf)];
 const walls = cases.map(() => []);
 const cpus = cases.map(() => []); // user+sys of the process and its waited-for children (GNU time), ms
 try {
@@ -37,16 +40,22 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const medians = walls.map(median);
-console.log(`gatechat tools: MCP servers starting in parallel — median of ${runs} interleaved runs, Node ${process.version}\n`);
 const cpuMedians = cpus.map(median);
-console.log('| run | median wall ms | median CPU ms (user+sys) |\n|---|---:|---:|');
-cases.forEach(([name], j) => console.log(`| ${name} | ${fmt(medians[j])} | ${fmt(cpuMedians[j])} |`));
-const slowest = Math.max(...medians.slice(1, -1));
-const aloneCpuSum = cpuMedians.slice(1, -1).reduce((a, b) => a + b, 0);
-// On 2 cores the three start-ups cannot take less than half the CPU they need together, nor less than the slowest alone.
+console.log(`gatechat tools: MCP servers starting in parallel — median of ${runs} interleaved runs, Node ${process.version}\n`);
+console.log(`node -e 0: ${fmt(medians[0])} ms wall, ${fmt(cpuMedians[0])} ms CPU`);
 const cores = Number(process.env.CORES ?? 2);
-const floor = Math.max(slowest, cpuMedians.at(-1) / cores);
-console.log(`\nCPU of the three runs alone, summed: ${fmt(aloneCpuSum)} ms (each includes gatechat's own start-up); CPU of all three together: ${fmt(cpuMedians.at(-1))} ms`);
-console.log(`floor on ${cores} cores = max(slowest alone wall, CPU together ÷ ${cores}) = ${fmt(floor)} ms`);
-console.log(`three servers / slowest alone = ${(medians.at(-1) / slowest).toFixed(2)}× (target ≤ 1.2×)`);
-console.log(`three servers / floor = ${(medians.at(-1) / floor).toFixed(2)}× (what gatechat adds beyond the CPU limit)`);
+bins.forEach((gatechat, b) => {
+  const first = 1 + b * 4; // this build's four cases
+  const [wall, cpu] = [medians.slice(first, first + 4), cpuMedians.slice(first, first + 4)];
+  if (bins.length > 1) console.log(`\n### ${gatechat}`);
+  console.log('\n| run | median wall ms | median CPU ms (user+sys) |\n|---|---:|---:|');
+  casesOf(gatechat).forEach(([name], j) => console.log(`| ${name} | ${fmt(wall[j])} | ${fmt(cpu[j])} |`));
+  const slowest = Math.max(...wall.slice(0, 3));
+  const aloneCpuSum = cpu.slice(0, 3).reduce((a, c) => a + c, 0);
+  // On 2 cores the three start-ups cannot take less than half the CPU they need together, nor less than the slowest alone.
+  const floor = Math.max(slowest, cpu[3] / cores);
+  console.log(`\nCPU of the three runs alone, summed: ${fmt(aloneCpuSum)} ms (each includes gatechat's own start-up); CPU of all three together: ${fmt(cpu[3])} ms`);
+  console.log(`floor on ${cores} cores = max(slowest alone wall, CPU together ÷ ${cores}) = ${fmt(floor)} ms`);
+  console.log(`three servers / slowest alone = ${(wall[3] / slowest).toFixed(2)}× (target ≤ 1.2×)`);
+  console.log(`three servers / floor = ${(wall[3] / floor).toFixed(2)}× (what gatechat adds beyond the CPU limit)`);
+});

@@ -140,6 +140,21 @@ describe('stdio servers', () => {
     expect(markedProcesses()).toEqual([]);
   });
 
+  it('tool output schemas: a result that does not match is an error result; one that cannot be compiled fails only its own calls', async () => {
+    const { runner, stderr } = await open([{ name: 'fault', command: node, args: [FAULT], env: { FAULT: 'output-schema' } }]);
+    expect(runner.failures).toEqual([]);
+    expect(stderr()).toBe('');
+    expect(runner.tools().map((t) => t.name)).toEqual(['fault__typed', 'fault__odd']);
+    expect(await runner.call('fault__typed', { value: 'x' }, { signal: signal() })).toEqual({ ok: true, text: '{"n":"x"}' });
+    const mismatch = await runner.call('fault__typed', { value: 1 }, { signal: signal() });
+    expect(mismatch.ok).toBe(false);
+    expect(mismatch.text).toMatch(/does not match the tool's output schema/);
+    const odd = await runner.call('fault__odd', {}, { signal: signal() });
+    expect(odd.ok).toBe(false);
+    expect(odd.text).toMatch(/can't resolve reference #\/definitions\/missing/);
+    await runner.close();
+  });
+
   it('-v: a failing server\'s stderr tail is shown, each line marked with its name', async () => {
     const { stderr } = await open([{ name: 'gone', command: node, args: ['-e', 'process.stderr.write("no config here\\n"); process.exit(3)'] }], true);
     expect(stderr()).toContain('[gone] no config here');

@@ -1,8 +1,8 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { VERSION } from '../../version.js';
+import { newClient } from './client.js';
 import { timeout } from './timeout.js';
 import type { McpServerConfig } from './servers.js';
 
@@ -13,7 +13,7 @@ export async function connectHttp(server: McpServerConfig, ms: number): Promise<
   const url = new URL(server.url!);
   const requestInit = server.headers ? { headers: server.headers } : undefined;
   const attempt = async (transport: Transport) => {
-    const client = new Client({ name: 'gatechat', version: VERSION });
+    const client = newClient();
     try {
       await timeout(client.connect(transport, { timeout: ms }), ms, 'connecting');
       return { client, transport };

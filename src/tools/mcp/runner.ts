@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { stopProcessTree, type RunMark } from '../../config/process-tree.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
-import { VERSION } from '../../version.js';
 import type { RunnableTool, ToolCallOptions, ToolOutcome, ToolRunner } from '../runner.js';
 import type { McpServerConfig } from './servers.js';
+import { newClient } from './client.js';
 import { modelFacingNames } from './tool-names.js';
 import { timeout } from './timeout.js';
 
@@ -82,7 +82,7 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, liveMar
         if (options.verbose) options.stderr.write(sanitizeForTerminal(text).replace(/^(?=.)/gm, `[${server.name}] `));
       });
       transport = stdio;
-      client = new Client({ name: 'gatechat', version: VERSION });
+      client = newClient();
       const connecting = client.connect(stdio, { timeout: ms });
       // The pid is known once spawned: recorded as soon as it is, so an exit before the handshake ends stops it too.
       const record = () => {
