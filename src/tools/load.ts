@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../protocol/events.js';
+import { launchStdioServers } from './mcp/launch.js';
 import type { McpServerConfig } from './mcp/servers.js';
 import type { RunnableTool, ToolRunner } from './runner.js';
 
@@ -24,8 +25,11 @@ export async function loadToolRunner(sources: ToolSources): Promise<ToolRunner |
     if (commands) runners.push(commands);
   }
   if (sources.mcpServers?.length) {
+    const options = { stderr: sources.stderr, verbose: sources.verbose };
+    // The processes first, the SDK after: the servers boot while it loads (launch.ts).
+    const launch = launchStdioServers(sources.mcpServers, options);
     const { openMcpRunner } = await import('./mcp/runner.js');
-    runners.push(await openMcpRunner(sources.mcpServers, { stderr: sources.stderr, verbose: sources.verbose }));
+    runners.push(await openMcpRunner(sources.mcpServers, options, launch));
   }
   if (runners.length === 0) return null;
   return runners.length === 1 ? runners[0] : combineRunners(runners);

@@ -1,19 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { stopProcessTree, type RunMark } from '../../config/process-tree.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import type { RunnableTool, ToolCallOptions, ToolOutcome, ToolRunner } from '../runner.js';
 import type { McpServerConfig } from './servers.js';
 import { newClient } from './client.js';
+import { launchStdioServers, type Launch } from './launch.js';
+import { LaunchedStdioTransport } from './stdio-transport.js';
 import { modelFacingNames } from './tool-names.js';
 import { timeout } from './timeout.js';
 
 // MCP servers as one ToolRunner (SPEC §15 "Servers' lives"): all started at once, each given 10 s; one
 // that fails is named in one stderr line and left out; every one stopped on every way out — close()
-// on the normal paths, and a synchronous kill of each server's process tree when the process exits
-// without it (a signal, an exit from deep inside): no orphan is left either way.
+// on the normal paths, and launch.ts's synchronous kill of each server's process tree when the process
+// exits without it (a signal, an exit from deep inside): no orphan is left either way.
 
 export interface McpRunnerOptions {
   /** Where the failure lines (and, with `verbose`, the servers' own stderr) go. */
@@ -32,11 +31,6 @@ export interface McpRunner extends ToolRunner {
   failures: McpFailure[];
 }
 
-/** Variables no tool process gets: gatechat's key (SPEC §15). */
-const WITHHELD_ENV = ['GATECHAT_API_KEY'];
-/** Set in every stdio server's environment, so its whole process tree can be found and stopped. */
-const RUN_MARK_VARIABLE = 'GATECHAT_MCP_RUN';
-const STDERR_TAIL_BYTES = 2048;
 /** The loop bounds a call itself (--tool-timeout through the signal); the SDK's own 60 s must not. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
@@ -46,58 +40,27 @@ interface Connection {
   transport: Transport;
   /** stdio only */
   pid: number | null;
-  mark: RunMark | null;
   tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: RunnableTool['annotations'] }>;
 }
 
-function childEnvironment(server: McpServerConfig, mark: RunMark): Record<string, string> {
-  const env = { ...server.env, [mark.name]: mark.value };
-  for (const name of WITHHELD_ENV) delete env[name];
-  return env;
-}
-
-function lastBytes(text: string): string {
-  return text.length > STDERR_TAIL_BYTES ? text.slice(-STDERR_TAIL_BYTES) : text;
-}
-
-async function start(server: McpServerConfig, options: McpRunnerOptions, liveMarks: Map<number, RunMark>): Promise<Connection> {
+async function start(server: McpServerConfig, options: McpRunnerOptions, launch: Launch): Promise<Connection> {
   const ms = options.startTimeoutMs ?? 10_000;
-  let stderrText = '';
+  const launched = launch.servers.get(server.name);
   let pid: number | null = null;
-  let mark: RunMark | null = null;
-  let client: Client;
-  let transport: Transport;
+  let client: Client | undefined;
+  let transport: Transport | undefined;
   try {
-    if (server.url !== undefined) {
+    if (!launched) {
       // Loaded only for a URL server: the HTTP transports (and what they bring: an EventSource, OAuth's
       // PKCE) are a third of this module's start-up, which every stdio-only run would pay.
       const { connectHttp } = await import('./http-connect.js');
       ({ client, transport } = await connectHttp(server, ms));
     } else {
-      mark = { name: RUN_MARK_VARIABLE, value: randomBytes(12).toString('hex') };
-      const stdio = new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: childEnvironment(server, mark), stderr: 'pipe' });
-      stdio.stderr?.on('data', (chunk: Buffer) => {
-        const text = chunk.toString('utf8');
-        stderrText = lastBytes(stderrText + text);
-        if (options.verbose) options.stderr.write(sanitizeForTerminal(text).replace(/^(?=.)/gm, `[${server.name}] `));
-      });
+      const stdio = new LaunchedStdioTransport(launched);
+      pid = stdio.pid;
       transport = stdio;
       client = newClient();
-      const connecting = client.connect(stdio, { timeout: ms });
-      // The pid is known once spawned: recorded as soon as it is, so an exit before the handshake ends stops it too.
-      const record = () => {
-        pid = stdio.pid ?? pid;
-        if (pid !== null) liveMarks.set(pid, mark!);
-      };
-      setImmediate(record);
-      try {
-        await timeout(connecting, ms, 'starting');
-        record();
-      } catch (error) {
-        record();
-        await stopConnection({ client, transport, pid, mark }, liveMarks);
-        throw error;
-      }
+      await timeout(client.connect(stdio, { timeout: ms }), ms, 'starting');
     }
     const tools: Connection['tools'] = [];
     let cursor: string | undefined;
@@ -113,22 +76,21 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, liveMar
       }
       cursor = page.nextCursor;
     } while (cursor);
-    return { server, client, transport, pid, mark, tools };
+    return { server, client, transport, pid, tools };
   } catch (error) {
-    const tail = stderrText.trim();
+    // Left out, so stopped now (a stdio server that failed to answer, or to list its tools).
+    if (client && transport) await stopConnection({ client, transport, pid }, launch);
+    const tail = launched?.stderrTail().trim() ?? '';
     const message = (error as Error).message.split('\n')[0] ?? String(error);
     const reason = /Request timed out|took longer than/.test(message) ? `no answer within ${ms / 1000} s` : message;
     throw Object.assign(new Error(reason), { stderrTail: tail });
   }
 }
 
-async function stopConnection(connection: Pick<Connection, 'client' | 'transport' | 'pid' | 'mark'>, liveMarks: Map<number, RunMark>): Promise<void> {
-  // The SDK closes stdin, then SIGTERM and SIGKILL 2 s apart; what the server itself started is found by its mark.
+async function stopConnection(connection: Pick<Connection, 'client' | 'transport' | 'pid'>, launch: Launch): Promise<void> {
+  // The transport closes stdin, then SIGTERM and SIGKILL 2 s apart; what the server itself started is found by its mark.
   await connection.client.close().catch(() => connection.transport.close().catch(() => {}));
-  if (connection.pid !== null && connection.mark !== null) {
-    stopProcessTree(connection.pid, connection.mark);
-    liveMarks.delete(connection.pid);
-  }
+  if (connection.pid !== null) launch.stop(connection.pid);
 }
 
 /** The text the model gets from an MCP tool result. */
@@ -147,25 +109,12 @@ export function resultText(content: unknown, structured: unknown): string {
   return parts.join('\n');
 }
 
-export async function openMcpRunner(servers: McpServerConfig[], options: McpRunnerOptions): Promise<McpRunner> {
-  const liveMarks = new Map<number, RunMark>();
-  // Last resort: the process is exiting without close() (SIGTERM handled by an exit, an error deep in).
-  const killOnExit = () => {
-    for (const [pid, mark] of liveMarks) stopProcessTree(pid, mark);
-  };
-  process.on('exit', killOnExit);
-  // A signal nobody else handles would end the process without 'exit': stop the servers, then die of it.
-  // Where a command handles the signal itself (the one-shot's Ctrl-C), it exits through 'exit' instead.
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (process.listenerCount(signal) > 1) return;
-    killOnExit();
-    process.off(signal, onSignal);
-    process.kill(process.pid, signal);
-  };
-  const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const signal of SIGNALS) process.on(signal, onSignal);
-
-  const settled = await Promise.allSettled(servers.map((server) => start(server, options, liveMarks)));
+/**
+ * Connects to every server at once and lists its tools. `launch` holds the stdio servers' processes when
+ * the caller spawned them before loading this module (load.ts, the tools command); else they start here.
+ */
+export async function openMcpRunner(servers: McpServerConfig[], options: McpRunnerOptions, launch: Launch = launchStdioServers(servers, options)): Promise<McpRunner> {
+  const settled = await Promise.allSettled(servers.map((server) => start(server, options, launch)));
   const connections: Connection[] = [];
   const failures: McpFailure[] = [];
   settled.forEach((outcome, i) => {
@@ -213,10 +162,7 @@ export async function openMcpRunner(servers: McpServerConfig[], options: McpRunn
       }
     },
     close() {
-      closed ??= Promise.all(connections.map((c) => stopConnection(c, liveMarks))).then(() => {
-        process.off('exit', killOnExit);
-        for (const signal of SIGNALS) process.off(signal, onSignal);
-      });
+      closed ??= Promise.all(connections.map((c) => stopConnection(c, launch))).then(() => launch.release());
       return closed;
     },
   };
