@@ -63,4 +63,18 @@ describe('servers spawned before the SDK is loaded', () => {
     const pid = launch.servers.get('fault')!.child.pid!;
     expect(alive(pid)).toBe(false);
   });
+
+  it('one that answers initialize but fails to list its tools is left out and stopped at once', async () => {
+    const err = sink();
+    const options = { stderr: err.stream, verbose: false, startTimeoutMs: 8000 };
+    const servers: McpServerConfig[] = [{ name: 'nolist', command: node, args: [FAULT], env: { FAULT: 'no-list' } }];
+    const launch = launchStdioServers(servers, options);
+    const runner = await openMcpRunner(servers, options, launch);
+    try {
+      expect(runner.failures).toEqual([{ server: 'nolist', reason: expect.stringMatching(/no list today/) }]);
+      expect(alive(launch.servers.get('nolist')!.child.pid!)).toBe(false);
+    } finally {
+      await runner.close();
+    }
+  });
 });
