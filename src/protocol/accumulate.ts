@@ -11,12 +11,23 @@ export interface ResultMeta {
   prices?: Prices | null;
 }
 
-const TEXT_PARTS = Symbol('text parts');
+/** A result's accumulator, not enumerable: spread and JSON.stringify never see it. */
+const SOURCE = Symbol('accumulator');
+
+type Sourced = { [SOURCE]?: ResultAccumulator };
+
+/** The one `text` getter of every result: the accumulator's text, joined when first read. */
+const TEXT_GETTER: PropertyDescriptor = {
+  get(this: Sourced): string {
+    return this[SOURCE]!.text;
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /** The parts a result's text is made of, when it came from an accumulator and was not joined yet. */
 export function textPartsOf(result: ChatResult): readonly string[] | undefined {
-  const parts = (result as { [TEXT_PARTS]?: () => string[] })[TEXT_PARTS]?.();
-  return parts;
+  return (result as Sourced)[SOURCE]?.textParts();
 }
 
 /** Folds a turn's events into the `--json` object (SPEC §4). */
@@ -111,30 +122,34 @@ export class ResultAccumulator {
    * parts (`textPartsOf`), so a 256 MiB answer is never held twice (SPEC §20 limits).
    */
   result(meta: ResultMeta): ChatResult {
-    const parts = () => this.#textParts;
     const usage = {
       input_tokens: this.#inputTokens,
       output_tokens: this.#outputTokens,
       cache_read_tokens: this.#cacheReadTokens,
       cache_write_tokens: this.#cacheWriteTokens,
     };
-    const result = {
-      get text(): string {
-        return joined();
-      },
-      reasoning: this.reasoning,
-      tool_calls: [...this.#toolCalls],
-      finish_reason: this.#finish?.reason ?? this.#fallbackFinish(meta.outcome),
-      raw_finish_reason: this.#finish?.raw ?? null,
-      usage,
-      model: this.#model,
-      api: meta.api,
-      cid: meta.cid,
-      cost: costOf(this.#gatewayCost, usage, meta.prices ?? null),
-    };
-    const joined = () => this.text;
-    Object.defineProperty(result, TEXT_PARTS, { value: parts, enumerable: false });
+    // `text` first, as an own enumerable getter (spread and JSON.stringify read it), but one getter for
+    // every result: a getter written in the literal is a new function each time, so each result got
+    // its own hidden class, and a 100 000-line batch promoted every one of them to the old space
+    // (issue 19: 35 MB per 50 000 remote results). The accumulator sits behind a symbol.
+    const result = {} as ChatResult;
+    Object.defineProperty(result, 'text', TEXT_GETTER);
+    Object.defineProperty(result, SOURCE, { value: this });
+    result.reasoning = this.reasoning;
+    result.tool_calls = [...this.#toolCalls];
+    result.finish_reason = this.#finish?.reason ?? this.#fallbackFinish(meta.outcome);
+    result.raw_finish_reason = this.#finish?.raw ?? null;
+    result.usage = usage;
+    result.model = this.#model;
+    result.api = meta.api;
+    result.cid = meta.cid;
+    result.cost = costOf(this.#gatewayCost, usage, meta.prices ?? null);
     return result;
+  }
+
+  /** The parts the text is made of (joined or not yet). */
+  textParts(): string[] {
+    return this.#textParts;
   }
 
   /**

@@ -45,6 +45,23 @@ describe('ResultAccumulator', () => {
     });
   });
 
+  it('every result reads its text through one shared getter (one hidden class for all: a getter per result made each its own, and a 100 000-line batch promoted every one to the old space)', () => {
+    const results = ['a', 'b'].map((delta) => {
+      const acc = new ResultAccumulator();
+      acc.add({ type: 'text', delta });
+      return acc.result({ api: 'chat', cid: null, outcome: 'complete' });
+    });
+    const [a, b] = results.map((r) => Object.getOwnPropertyDescriptor(r, 'text'));
+    expect(a?.get).toBeTypeOf('function');
+    expect(a?.get).toBe(b?.get);
+    expect(a).toMatchObject({ enumerable: true, configurable: true, set: undefined });
+    // Still an own, enumerable, first property: spread and JSON.stringify see it as before.
+    expect(Object.keys(results[0]!)[0]).toBe('text');
+    expect({ ...results[1]! }.text).toBe('b');
+    expect(JSON.parse(JSON.stringify(results[0]))).toMatchObject({ text: 'a' });
+    expect(textPartsOf(results[0]!)).toEqual(['a']);
+  });
+
   it('is empty and null-filled with no events (the finish reason says why it ended)', () => {
     expect(new ResultAccumulator().result({ api: 'chat', cid: null, outcome: 'interrupted' })).toEqual({
       text: '', reasoning: null, tool_calls: [], finish_reason: 'error', raw_finish_reason: null,
