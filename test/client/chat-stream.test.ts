@@ -63,8 +63,21 @@ describe('streamChat over Chat Completions SSE', () => {
   it('text deltas that arrive in one read go on as one event counting its pieces; a later read is never held back for them', async () => {
     const three = [' one', ' two', ' three'].map((t) => `data: ${chatChunk({ content: t })}\n\n`).join('');
     const thinking = ['a', 'b'].map((t) => `data: ${chatChunk({ reasoning_content: t })}\n\n`).join('');
-    const s = await server(async (_q, res) => writeSse(res, [thinking + three, `data: ${chatChunk({ content: ' four' }, 'stop')}\n\ndata: [DONE]\n\n`]));
-    const { events } = await collect({ conn: connection(s.url), api: 'chat', request: request() });
+    // The rest is written only once the first read's text has come out of streamChat: a pause alone
+    // let a loaded machine deliver both writes in one read. Held back for a later read, it never would.
+    let firstTextSeen!: () => void;
+    const seen = new Promise<void>((resolve) => (firstTextSeen = resolve));
+    const s = await server(async (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(thinking + three);
+      await seen;
+      res.end(`data: ${chatChunk({ content: ' four' }, 'stop')}\n\ndata: [DONE]\n\n`);
+    });
+    const events: ChatEvent[] = [];
+    for await (const event of streamChat({ conn: connection(s.url), api: 'chat', request: request() })) {
+      events.push(event);
+      if (event.type === 'text') firstTextSeen();
+    }
     const deltas = events.filter((e) => e.type === 'text' || e.type === 'reasoning');
     expect(deltas).toEqual([
       // `pieces`: the chat's status line counts deltas as tokens until usage arrives.
