@@ -1,8 +1,8 @@
 // launch.ts spawns the stdio servers before the MCP SDK is loaded; runner.ts attaches the SDK's client to
 // them afterwards (SPEC §15 "Servers' lives"). Real processes, nothing mocked.
-import { Writable } from 'node:stream';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
+import { textSink } from '../helpers/text-sink.js';
 import { INHERITED_ENV, launchStdioServers } from '../../src/tools/mcp/launch.js';
 import { openMcpRunner } from '../../src/tools/mcp/runner.js';
 import type { McpServerConfig } from '../../src/tools/mcp/servers.js';
@@ -10,16 +10,6 @@ import type { McpServerConfig } from '../../src/tools/mcp/servers.js';
 const node = process.execPath;
 const FAULT = new URL('../fixtures/mcp/fault-server.mjs', import.meta.url).pathname;
 
-function sink() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 const alive = (pid: number) => {
   try {
@@ -36,7 +26,7 @@ describe('servers spawned before the SDK is loaded', () => {
   });
 
   it('one that ended before its client was attached, and one whose program is missing, are named at once; the others run', async () => {
-    const err = sink();
+    const err = textSink();
     const options = { stderr: err.stream, verbose: false, startTimeoutMs: 8000 };
     const servers: McpServerConfig[] = [
       { name: 'gone', command: node, args: ['-e', 'process.exit(3)'] },
@@ -65,7 +55,7 @@ describe('servers spawned before the SDK is loaded', () => {
   });
 
   it('one that answers initialize but fails to list its tools is left out and stopped at once', async () => {
-    const err = sink();
+    const err = textSink();
     const options = { stderr: err.stream, verbose: false, startTimeoutMs: 8000 };
     const servers: McpServerConfig[] = [{ name: 'nolist', command: node, args: [FAULT], env: { FAULT: 'no-list' } }];
     const launch = launchStdioServers(servers, options);

@@ -4,10 +4,10 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { textSink } from '../helpers/text-sink.js';
 import { z } from 'zod';
 import { openMcpRunner, type McpRunner } from '../../src/tools/mcp/runner.js';
 import type { McpServerConfig } from '../../src/tools/mcp/servers.js';
@@ -18,16 +18,6 @@ const EVERYTHING = join(root, 'node_modules/@modelcontextprotocol/server-everyth
 const FAULT = join(root, 'test/fixtures/mcp/fault-server.mjs');
 const node = process.execPath;
 
-function sink() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 /** Set in this file's servers' environment (and so their children's): other test files' servers do not count. */
 const TAG = `GC_MCP_TEST=${process.pid}-${Date.now()}`;
@@ -55,7 +45,7 @@ afterAll(async () => {
   await Promise.all(runners.map((r) => r.close()));
 });
 async function open(servers: McpServerConfig[], verbose = false) {
-  const err = sink();
+  const err = textSink();
   const tagged = servers.map((server) => (server.command ? { ...server, env: { ...server.env, [TAG_NAME]: TAG_VALUE } } : server));
   const runner = await openMcpRunner(tagged, { stderr: err.stream, verbose, startTimeoutMs: 5000 });
   runners.push(runner);
