@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { createOwnFile, tempNameFor, unlinkQuietly } from './own-files.js';
+import { createOwnFile, unlinkQuietly } from './own-files.js';
 import { isRunning, startTimeOf } from './process-state.js';
 import { errnoOf, StorageError } from './storage-error.js';
 
@@ -59,35 +59,19 @@ export function lockFile(target: string, options: LockOptions): FileLock {
   }
 }
 
-/** Creates the lock file with our owner record; null when it exists. Other errors (EACCES, ENOSPC…) are thrown. */
+/**
+ * Creates the lock file with our owner record already in it (createOwnFile: a lock seen empty could not be
+ * taken over until it aged); null when it exists. Other errors (EACCES, ENOSPC…) are thrown.
+ */
 function tryCreate(path: string): Owner | null {
   const owner: Owner = { pid: process.pid, host: hostname(), started: startTimeOf(process.pid), nonce: randomBytes(8).toString('hex') };
   try {
-    createWithOwner(path, `${JSON.stringify(owner)}\n`);
+    createOwnFile(path, `${JSON.stringify(owner)}\n`);
   } catch (error) {
     if (errnoOf(error) === 'EEXIST') return null;
     throw error;
   }
   return owner;
-}
-
-/**
- * The lock appears with its owner already in it: written to a temp file first, then hard-linked into
- * place (link() fails with EEXIST when the lock is held, as O_EXCL does). Created empty and then written,
- * a holder killed in between left a lock no one could read, so no one could take it over until it aged.
- * A file system without hard links gets the exclusive create.
- */
-function createWithOwner(path: string, record: string): void {
-  const temp = tempNameFor(path);
-  createOwnFile(temp, record);
-  try {
-    linkSync(temp, path);
-  } catch (error) {
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errnoOf(error) ?? '')) throw error;
-    createOwnFile(path, record);
-  } finally {
-    unlinkQuietly(temp);
-  }
 }
 
 function held(path: string, owner: Owner): FileLock {

@@ -11,6 +11,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  linkSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -191,10 +192,28 @@ export class OwnLogAppender {
 }
 
 /**
- * Creates a new file holding `line` (O_EXCL: EEXIST when the name is taken, never through a link),
- * 0600 whatever the umask: a log's header (`durable`: fsynced), or a lock's owner.
+ * Creates a new file holding `line`, 0600 whatever the umask: a log's header (`durable`: fsynced), or a
+ * lock's owner. EEXIST when the name is taken, never through a link. The file appears with its record
+ * already in it — written to a temp file, then hard-linked into place (link() fails with EEXIST as
+ * O_EXCL does): created empty and then written, a listing could see it empty (and warn of a damaged
+ * conversation), and a process killed in between left a name holding nothing. A file system without
+ * hard links gets the exclusive create.
  */
 export function createOwnFile(path: string, line: string, options: { durable?: boolean } = {}): void {
+  const temp = tempNameFor(path);
+  createExclusive(temp, line, options);
+  try {
+    linkSync(temp, path);
+  } catch (error) {
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errnoOf(error) ?? '')) throw error;
+    createExclusive(path, line, options);
+  } finally {
+    unlinkQuietly(temp);
+  }
+}
+
+/** A new file (O_EXCL, never through a link) holding `line`; removed again if it could not be written whole. */
+function createExclusive(path: string, line: string, options: { durable?: boolean }): void {
   const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, PRIVATE_FILE_MODE);
   let written = false;
   try {
@@ -204,7 +223,7 @@ export function createOwnFile(path: string, line: string, options: { durable?: b
     written = true;
   } finally {
     closeSync(fd);
-    // Half a header (disk full) would hold the name with nothing in it: the caller's error says why.
+    // Half a record (disk full) would hold the name with nothing whole in it: the caller's error says why.
     if (!written) unlinkQuietly(path);
   }
 }

@@ -301,6 +301,35 @@ writeFileSync(process.argv[3], '');
     expect(empty).toBe(0);
   }, 90_000);
 
+  it('a created file is never seen empty: it appears with its first record in it (a listing beside a saving run warned of an empty conversation)', async () => {
+    // Another process creates files as fast as it can; this one lists the directory meanwhile.
+    await build({ entryPoints: [join(repoRoot, 'src/storage/own-files.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(dir, 'own-files.mjs'), logLevel: 'silent' });
+    const files = join(dir, 'files');
+    mkdirSync(files);
+    const done = join(dir, 'done');
+    const script = join(dir, 'create.mjs');
+    writeFileSync(script, `import { writeFileSync } from 'node:fs';
+import { createOwnFile } from './own-files.mjs';
+for (let i = 0; i < 3000; i++) createOwnFile(process.argv[2] + '/c-' + i + '.jsonl', '{"record":' + i + '}\\n');
+writeFileSync(process.argv[3], '');
+`);
+    const child = spawn(process.execPath, [script, files, done], { stdio: 'inherit' });
+    const whole = new Set<string>();
+    let empty = 0;
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(done) && Date.now() < deadline) {
+      for (const name of readdirSync(files)) {
+        if (!name.startsWith('c-') || whole.has(name)) continue;
+        if (readFileSync(join(files, name), 'utf8').includes('"record"')) whole.add(name);
+        else empty++;
+      }
+    }
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(existsSync(done)).toBe(true);
+    expect(whole.size).toBeGreaterThan(100);
+    expect(empty).toBe(0);
+  }, 90_000);
+
   it('a lock left by a process killed with SIGKILL is taken over', () => {
     const target = join(dir, 'out.jsonl');
     // A real process that takes the lock and is killed before it can release it.
