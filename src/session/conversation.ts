@@ -361,7 +361,6 @@ class GatewayConversation implements GatewayConversationApi {
     let firstTokenMs: number | null = null;
     const quiet = this.deps.quiet === true;
     this.sayOmitted(fit);
-    // Stryker disable next-line UpdateOperator: attempt is only compared with 0; counted down it leaves 0 as surely as counted up
     const take = (raw: ChatEvent): ChatEvent => {
       const event = map ? map(raw) : raw;
       if (firstTokenMs === null && (event.type === 'text' || event.type === 'reasoning' || event.type === 'tool_call')) {
@@ -371,6 +370,7 @@ class GatewayConversation implements GatewayConversationApi {
       onEvent(event);
       return event;
     };
+    // Stryker disable next-line UpdateOperator: attempt is only compared with 0; counted down it leaves 0 as surely as counted up
     for (let attempt = 0; ; attempt++) {
       try {
         // Quiet: the events are taken as they are decoded (streamChat's onEvent), not passed up as yields.
