@@ -275,7 +275,9 @@ const END_AFTER_MARKER_MS = 50;
  * two AbortErrors with stack traces per request — a visible cost over a batch of thousands. A
  * gateway that keeps the stream open gets END_AFTER_MARKER_MS, then the caller closes the body.
  */
-async function awaitCleanEnd(chunks: AsyncIterator<Uint8Array>): Promise<void> {
+async function awaitCleanEnd(chunks: AsyncIterator<Uint8Array> & { readonly drained?: boolean }): Promise<void> {
+  // Mostly the end came in the same read as the marker: nothing to wait for, no timer to set.
+  if (chunks.drained === true) return;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), END_AFTER_MARKER_MS);

@@ -1,17 +1,25 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
-
 // A single request straight to the gateway, sent with Node's own node:http. A one-shot sends one request
 // and needs no keep-alive pool, so it does not load undici, whose WebAssembly HTTP parser is compiled on
 // every start that loads it (SPEC §10: the piped one-shot at most 1.15× a minimal node:http client).
 // Pools (batch, tool loops), proxies and streamed uploads still go through undici (`undici-route.ts`).
 
+/**
+ * An answer's raw bytes as either client gives them: node:http's IncomingMessage, or undici's dispatched
+ * body (`undici-dispatch.ts`). Destroying it before its end aborts the request.
+ */
+export interface ResponseBody extends AsyncIterable<Buffer> {
+  destroy(error?: Error): unknown;
+  /** True when the whole answer arrived and was read (undici's dispatched body); absent: unknown. */
+  readonly drained?: boolean;
+}
+
 /** One attempt's response, whichever client sent it. */
-export interface RawResponse {
+export interface RawResponse<Body extends ResponseBody = ResponseBody> {
   statusCode: number;
   /** Lower-case names; a repeated header as an array. */
   headers: Record<string, string | string[] | undefined>;
-  body: Readable;
+  body: Body;
   /** Reads and drops the rest of the body (a redirect's), freeing the connection. */
   discard(): Promise<void>;
 }
@@ -60,14 +68,14 @@ export class DirectClient {
   constructor(private readonly timeouts: DirectTimeouts) {}
 
   /** Resolves at the response headers; rejects with the error that ended the attempt before them. */
-  send(url: URL, options: SendOptions): Promise<RawResponse> {
+  send(url: URL, options: SendOptions): Promise<RawResponse<IncomingMessage>> {
     const { connectMs, headersMs, idleMs } = this.timeouts;
     const headers = { ...options.headers };
     // A string body goes with its length, as undici sends it: without one node:http would send it chunked.
     if (options.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(options.body));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortError());
-    return new Promise<RawResponse>((resolve, reject) => {
+    return new Promise<RawResponse<IncomingMessage>>((resolve, reject) => {
       let settled = false;
       let response: IncomingMessage | undefined;
       let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Dispatchers } from './dispatchers.js';
-import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, type RawResponse } from './direct-request.js';
+import { CONNECT_TIMEOUT, HEADERS_TIMEOUT, type RawResponse, type ResponseBody } from './direct-request.js';
 import { proxyLabel } from './proxy-url.js';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { VERSION } from '../version.js';
@@ -187,7 +187,7 @@ export function plainHttpWarning(conn: Connection): string | null {
 }
 
 type Attempt =
-  | { kind: 'response'; status: number; headers: Record<string, string>; raw: Readable }
+  | { kind: 'response'; status: number; headers: Record<string, string>; raw: ResponseBody }
   | { kind: 'network'; error: NetworkError };
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { Agent, request } from './undici-core.js';
+import { Agent } from './undici-core.js';
+import { dispatchRequest } from './undici-dispatch.js';
 import type { RawResponse, SendOptions } from './direct-request.js';
 
 // undici, loaded only by requests that need it (its own chunk): a keep-alive pool shared by many requests
@@ -29,11 +30,12 @@ export async function proxyAgent(proxy: string, { connectMs, headersMs, idleMs }
 }
 
 export async function sendThrough(dispatcher: Dispatcher, url: URL, { headersTimeout, ...options }: UndiciSendOptions): Promise<RawResponse> {
-  const res = await request(url, { dispatcher, ...options, ...(headersTimeout !== undefined ? { headersTimeout } : {}) });
-  return {
-    statusCode: res.statusCode,
-    headers: res.headers,
-    body: res.body,
-    discard: () => res.body.dump().then(() => undefined),
-  };
+  const res = await dispatchRequest(dispatcher, {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    ...options,
+    ...(headersTimeout !== undefined ? { headersTimeout } : {}),
+  });
+  const { body } = res;
+  return { statusCode: res.statusCode, headers: res.headers, body, discard: () => body.discard() };
 }
