@@ -35,6 +35,11 @@ export class Dispatchers {
     private readonly pooled = false,
   ) {}
 
+  /** A shared pool's route already made for this origin, without waiting a turn for route(); else undefined. */
+  known(target: URL): Route | undefined {
+    return this.pooled ? this.routes.get(`${target.protocol}//${target.host}`) : undefined;
+  }
+
   async route(target: URL, streamedBody: boolean): Promise<Route> {
     if (!this.pooled) return this.newRoute(target, streamedBody);
     const key = `${target.protocol}//${target.host}`;

@@ -192,7 +192,10 @@ type Attempt =
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for-in, not Object.entries(): no [name, value] array per header on every response of a batch.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
@@ -329,7 +332,7 @@ async function attempt(req: HttpRequest, dispatchers: Dispatchers, payload: stri
       if (typeof body === 'string') log(`> body: ${bodyForLog(body, secrets)}`);
       else if (body !== undefined) log(`> body: (streamed, ${req.upload?.length} bytes)`);
     }
-    const route = await dispatchers.route(url, body instanceof Readable);
+    const route = dispatchers.known(url) ?? (await dispatchers.route(url, body instanceof Readable));
     if (log && route.proxy !== null) log(`> through proxy ${proxyLabel(route.proxy)}`);
     const started = Date.now();
     let res: RawResponse;

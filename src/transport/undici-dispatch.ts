@@ -250,11 +250,13 @@ class ResponseHandler implements Dispatcher.DispatchHandler {
 }
 
 /** Resolves at the answer's headers (after any 1xx); rejects with the error that ended it before them. */
-export function dispatchRequest(dispatcher: Dispatcher, { signal, body, ...options }: DispatchOptions): Promise<DispatchedResponse> {
+export function dispatchRequest(dispatcher: Dispatcher, options: DispatchOptions): Promise<DispatchedResponse> {
+  const { signal, body } = options;
   if (signal?.aborted) return Promise.reject((signal.reason as Error | undefined) ?? new RequestAbortedError());
   return new Promise((resolve, reject) => {
-    const upload = typeof body === 'object' ? body : undefined;
-    const handler = new ResponseHandler(resolve, reject, signal, upload);
-    dispatcher.dispatch({ ...options, body } as Dispatcher.DispatchOptions, handler);
+    const handler = new ResponseHandler(resolve, reject, signal, typeof body === 'object' ? body : undefined);
+    // undici reads the fields it knows (origin, path, method, headers, body, headersTimeout) and ignores
+    // `signal`, which the handler watches; an undefined headersTimeout leaves the dispatcher's.
+    dispatcher.dispatch(options as Dispatcher.DispatchOptions, handler);
   });
 }

@@ -33,8 +33,11 @@ export async function sendThrough(dispatcher: Dispatcher, url: URL, { headersTim
   const res = await dispatchRequest(dispatcher, {
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
-    ...options,
-    ...(headersTimeout !== undefined ? { headersTimeout } : {}),
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+    signal: options.signal,
+    headersTimeout,
   });
   const { body } = res;
   return { statusCode: res.statusCode, headers: res.headers, body, discard: () => body.discard() };
