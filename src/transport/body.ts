@@ -155,16 +155,37 @@ export class BodyChunks implements AsyncIterableIterator<Uint8Array> {
   };
 
   /** Before the first next() this does nothing, as an async generator's return() does not run its body. */
-  async return(_value?: unknown): Promise<IteratorResult<Uint8Array>> {
-    if (this.#started && !this.#finished) {
-      try {
-        await this.#chunks?.return?.();
-      } finally {
-        this.#finish();
-      }
+  return(_value?: unknown): Promise<IteratorResult<Uint8Array>> {
+    if (!this.#started || this.#finished) {
+      this.#finished = true;
+      return Promise.resolve(DONE);
     }
-    this.#finished = true;
-    return DONE;
+    // Not an async function: closing a body read to its end (a batch's every answer) waits for nothing.
+    if (this.drained) {
+      this.#finish();
+      return Promise.resolve(DONE);
+    }
+    let closing: unknown;
+    try {
+      closing = this.#chunks?.return?.();
+    } catch (error) {
+      this.#finish();
+      return Promise.reject(error as Error);
+    }
+    if (!(closing instanceof Promise)) {
+      this.#finish();
+      return Promise.resolve(DONE);
+    }
+    return closing.then(
+      () => {
+        this.#finish();
+        return DONE;
+      },
+      (error: unknown) => {
+        this.#finish();
+        throw error;
+      },
+    );
   }
 
   #finish(): void {

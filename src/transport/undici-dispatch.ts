@@ -85,6 +85,7 @@ export class DispatchedBody implements AsyncIterableIterator<Buffer> {
     });
   }
 
+  /** Synchronous underneath: a reader leaving after the end waits for nothing. */
   return(): Promise<IteratorResult<Buffer>> {
     this.destroy();
     return Promise.resolve({ value: undefined, done: true });
@@ -97,7 +98,7 @@ export class DispatchedBody implements AsyncIterableIterator<Buffer> {
   destroy(error?: Error): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#queue = [];
+    if (this.#queue.length > 0) this.#queue = [];
     this.#queued = 0;
     if (!this.#ended && !this.#error) this.controller.abort(error ?? new RequestAbortedError());
     if (error) this.#error ??= error;
