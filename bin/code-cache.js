@@ -83,6 +83,35 @@ function writePrivateFile(target, data) {
 /** `x.cjs.v8` → `x.cjs.exit.v8`: the cache of a chunk as a run that sent nothing left it. */
 const exitFile = (cacheFile) => `${cacheFile.slice(0, -'.v8'.length)}.exit.v8`;
 
+/** Source of the probe that tells whether V8's flag hash is back to the one the caches were made under. */
+const PROBE = '"gatechat code cache probe"';
+let probes = 0;
+
+/** True when V8 accepts, now, cached data that was made for `PROBE` under the flags of its making. */
+function sameFlagHash(probeData) {
+  // A new file name each time: the same name would hit V8's in-process compilation cache, which never
+  // looks at the cached data.
+  probes += 1;
+  return !new vm.Script(PROBE, { filename: `gatechat-probe-${probes}`, cachedData: probeData }).cachedDataRejected;
+}
+
+/**
+ * True when setting `change.defaults` after `change.set` gives back the flag hash this process has
+ * now (each V8 version has its own defaults and implications). Leaves V8 at those defaults.
+ */
+function flagsCanBeRestored(change) {
+  if (!change || !Array.isArray(change.set) || !Array.isArray(change.defaults) || change.defaults.length === 0) return false;
+  try {
+    const v8 = require('node:v8');
+    const probeData = new vm.Script(PROBE, { filename: 'gatechat-probe-0' }).createCachedData();
+    for (const flag of change.set) v8.setFlagsFromString(flag);
+    for (const flag of change.defaults) v8.setFlagsFromString(flag);
+    return sameFlagHash(probeData) ? probeData : false;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Loads `entry` (a CommonJS file of dist/) and the chunks it requires, each compiled with its cached
  * code when there is one. Returns once the entry's top level has run.
@@ -92,7 +121,7 @@ function runWithCodeCache(entry) {
   /** One directory per build, named after its main chunk (whose name changes with any chunk's). */
   let dir;
   const loaded = new Map();
-  /** Scripts whose cache is to be (re)written once the start-up code has run: none accepted, or one made at exit. */
+  /** Scripts whose cache is to be (re)written: none accepted, or one made at exit of a run that sent nothing. */
   let scripts = [];
 
   function load(file) {
@@ -107,10 +136,11 @@ function runWithCodeCache(entry) {
       dir ??= path.join(versionDir, path.basename(file, '.cjs'));
       cacheFile = path.join(dir, `${path.basename(file)}.v8`);
     }
-    // Two kinds of cache per chunk: `.v8`, made just before a first request, and `.exit.v8`, made at the
-    // exit of a run that sent none (--help, config set, the dev gateway). A run that sends replaces the
-    // second kind once with the first: whatever ran first after an install does not decide for good which
-    // functions a one-shot finds compiled (each one missing is compiled again at every start).
+    // Two kinds of cache per chunk: `.v8`, made by a run that sent a request (at its exit, or just before
+    // its first request where V8's flags cannot be put back), and `.exit.v8`, made at the exit of a run
+    // that sent none (--help, config set, the dev gateway). A run that sends replaces the second kind
+    // once with the first: whatever ran first after an install does not decide for good which functions
+    // a one-shot finds compiled (each one missing is compiled again at every start).
     let cachedData;
     let madeAtRequest = false;
     if (cacheFile) {
@@ -142,8 +172,11 @@ function runWithCodeCache(entry) {
     return record.exports;
   }
 
-  /** Writes the caches `pick` chooses, under `name(cacheFile)`; each script is written at most once. */
-  function save(pick, name) {
+  /**
+   * Writes the caches `pick` chooses, under `name(cacheFile)`; each script is written at most once.
+   * `made` holds data made earlier for some scripts (V8 stamps data with the flags of its making).
+   */
+  function save(pick, name, made = new Map()) {
     const chosen = scripts.filter(pick);
     if (chosen.length === 0) return;
     scripts = scripts.filter((entry) => !chosen.includes(entry));
@@ -154,20 +187,46 @@ function runWithCodeCache(entry) {
         const target = name(cacheFile);
         if (refusedAtRequest && target !== cacheFile) fs.rmSync(cacheFile, { force: true });
         // Written whole or not at all: another gatechat may be reading the same file.
-        writePrivateFile(target, script.createCachedData());
+        writePrivateFile(target, made.get(script) ?? script.createCachedData());
       }
     } catch {
       // A read-only or full disk: the next start compiles from source again.
     }
   }
 
+  const atRequest = (cacheFile) => cacheFile;
+  /** Set when the caches of a run that sends are written at its exit, with V8's flags put back. */
+  let restoreAtExit = null;
+
   // V8 stamps a cache with its flags and rejects it under others. gatechat sets flags for streaming at
-  // its first request (src/transport/v8-flags.ts), so what start-up compiled is saved just before —
-  // every chunk without a cache made at that point, an accepted exit-time one included (V8 writes what
-  // it read back together with what this run compiled since). At exit, a run that never sent (or loaded
-  // a chunk after its first request) saves the chunks that had no usable cache at all.
-  process.once('gatechat:before-v8-flags', () => save(() => true, (cacheFile) => cacheFile));
-  process.once('exit', () => save((entry) => !entry.accepted, exitFile));
+  // its first request (src/transport/v8-flags.ts, which says which and how to put them back). Where
+  // putting them back restores V8's flag hash, the caches are written at exit, so they hold what the
+  // answer compiled too (SSE, decoding, output: ~4 ms compiled again at every start otherwise). Else
+  // what start-up compiled is saved now: every chunk without a cache made by a run that sent, an
+  // accepted exit-time one included (V8 writes what it read back together with what this run compiled).
+  process.once('gatechat:before-v8-flags', (change) => {
+    if (scripts.length === 0) return;
+    // Made before trying the flags: where they cannot be put back, V8 stamps anything made after with
+    // the changed hash. Thrown away where they can (a first run only: later ones find their cache).
+    const made = new Map(scripts.map(({ script }) => [script, script.createCachedData()]));
+    const probeData = flagsCanBeRestored(change);
+    if (probeData) restoreAtExit = { change, probeData };
+    else save(() => true, atRequest, made);
+  });
+  // At exit, a run that never sent (or loaded a chunk after its first request) saves the chunks that
+  // had no usable cache at all.
+  process.once('exit', () => {
+    if (restoreAtExit) {
+      try {
+        const v8 = require('node:v8');
+        for (const flag of restoreAtExit.change.defaults) v8.setFlagsFromString(flag);
+        if (sameFlagHash(restoreAtExit.probeData)) save(() => true, atRequest);
+      } catch {
+        // The caches stay as they were: the next run that sends tries again.
+      }
+    }
+    save((entry) => !entry.accepted, exitFile);
+  });
 
   load(entry);
 }

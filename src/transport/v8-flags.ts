@@ -15,26 +15,52 @@ const TIER_UP_LATER: Record<string, string[]> = {
   24: MAGLEV_AND_TURBOFAN_LATER,
 };
 
+/**
+ * Every flag above at its default (`node --v8-options`), --liftoff-only's implications included: with
+ * them back, V8's flag hash is the one the process started with, so bin/code-cache.js can write at exit a
+ * cache that holds what the answer compiled too (SSE, decoding, output) and the next start accepts. A
+ * wrong value only means it does not: code-cache.js checks the hash with a probe before relying on it.
+ */
+const WASM_DEFAULTS = ['--no-liftoff-only', '--liftoff', '--wasm-tier-up', '--wasm-dynamic-tiering'];
+const DEFAULTS: Record<string, string[]> = {
+  20: [...WASM_DEFAULTS, '--wasm-tiering-budget=1800000', '--interrupt-budget=67584', '--invocation-count-for-osr=500'],
+  22: [...WASM_DEFAULTS, '--wasm-tiering-budget=13000000', '--invocation-count-for-maglev=400', '--invocation-count-for-turbofan=3000', '--invocation-count-for-maglev-osr=100', '--invocation-count-for-osr=800'],
+  24: [...WASM_DEFAULTS, '--wasm-tiering-budget=13000000', '--invocation-count-for-maglev=400', '--invocation-count-for-turbofan=3000', '--invocation-count-for-maglev-osr=100', '--invocation-count-for-osr=500'],
+};
+
+/** What bin/code-cache.js is told just before the flags change (the event `gatechat:before-v8-flags`). */
+export interface V8FlagChange {
+  /** The flags about to be set, in order. */
+  set: string[];
+  /** Setting these afterwards puts each back to its default (empty when not known for this line). */
+  defaults: string[];
+}
+
 let applied = false;
 
 /** Once per process, before undici compiles its HTTP parser (it does so on the first connection). */
 export function tuneV8ForStreaming(): void {
   if (applied) return;
   applied = true;
-  // V8 rejects a code cache made under other flags: bin/code-cache.js saves what start-up compiled now.
-  (process as NodeJS.EventEmitter).emit('gatechat:before-v8-flags');
-  // undici parses HTTP with llhttp compiled to WebAssembly. V8's optimising WASM tier costs ~35 MiB
-  // and tens of ms per run for a parser that handles one response; the baseline compiler is plenty.
-  // Must be set before undici compiles it (measured: peak RSS 91 → 56 MiB, bench/run.mjs).
+  const major = process.versions.node.split('.')[0];
+  const flags = [
+    // undici parses HTTP with llhttp compiled to WebAssembly. V8's optimising WASM tier costs ~35 MiB
+    // and tens of ms per run for a parser that handles one response; the baseline compiler is plenty.
+    // Must be set before undici compiles it (measured: peak RSS 91 → 56 MiB, bench/run.mjs).
+    '--liftoff-only',
+    // Node 24's V8 no longer honours --liftoff-only set at run time; a tier-up budget nothing reaches
+    // keeps llhttp on the baseline tier there too (piped 2000-token answer: peak RSS 100 → 80 MiB).
+    '--wasm-tiering-budget=2000000000',
+    // Optimise JavaScript ten times later than V8's defaults: a one-shot answer ends before its hot
+    // loop would pay back TurboFan/Maglev compiles (piped 2000-token answer, peak RSS: Node 20 64 → 60,
+    // Node 22 64 → 58, Node 24 75 → 70 MiB; CPU equal or lower). A 100k-token stream still tiers up.
+    // Stryker disable next-line LogicalOperator,ArrayDeclaration: V8 flags tune memory/tiering only; no test can observe them
+    ...(TIER_UP_LATER[major] ?? []),
+  ];
+  // V8 rejects a code cache made under other flags: bin/code-cache.js saves what start-up compiled now,
+  // or, when putting the defaults back restores the flag hash, at exit.
+  const change: V8FlagChange = { set: flags, defaults: DEFAULTS[major] ?? [] };
+  (process as NodeJS.EventEmitter).emit('gatechat:before-v8-flags', change);
   // Stryker disable next-line StringLiteral: V8 flags tune memory/tiering only; no test can observe them
-  setFlagsFromString('--liftoff-only');
-  // Node 24's V8 no longer honours --liftoff-only set at run time; a tier-up budget nothing reaches
-  // keeps llhttp on the baseline tier there too (piped 2000-token answer: peak RSS 100 → 80 MiB).
-  // Stryker disable next-line StringLiteral: V8 flags tune memory/tiering only; no test can observe them
-  setFlagsFromString('--wasm-tiering-budget=2000000000');
-  // Optimise JavaScript ten times later than V8's defaults: a one-shot answer ends before its hot
-  // loop would pay back TurboFan/Maglev compiles (piped 2000-token answer, peak RSS: Node 20 64 → 60,
-  // Node 22 64 → 58, Node 24 75 → 70 MiB; CPU equal or lower). A 100k-token stream still tiers up.
-  // Stryker disable next-line StringLiteral,LogicalOperator,ArrayDeclaration: V8 flags tune memory/tiering only; no test can observe them
-  for (const flag of TIER_UP_LATER[process.versions.node.split('.')[0]] ?? []) setFlagsFromString(flag);
+  for (const flag of flags) setFlagsFromString(flag);
 }

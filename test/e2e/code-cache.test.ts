@@ -54,6 +54,18 @@ describe('the code cache', () => {
     for (const [name, file] of after) expect(file.mtimeMs, name).toBe(written.get(name)!.mtimeMs);
   });
 
+  // Where putting V8's flags back to their defaults gives back its flag hash (src/transport/v8-flags.ts
+  // lists them; Node 24's V8 keeps a changed hash), the cache is written at exit, after the answer.
+  it.runIf(['20', '22'].includes(process.versions.node.split('.')[0]))('holds what reading the answer compiled, so the next run does not compile it again', async () => {
+    const dir = join(ctx.user.home, 'cache-answer');
+    const run = await oneShot(dir);
+    expect(run.code, run.stderr).toBe(0);
+    const [oneShotCache] = [...cacheFiles(dir)].filter(([name]) => /[\\/]one-shot-[\w-]{8}\.cjs\.v8$/.test(name));
+    // A function's string literals are in the cache only once it is compiled: '[DONE]' is the Chat
+    // Completions decoder's (src/protocol/openai-chat-decoder.ts), which runs on the answer alone.
+    expect(oneShotCache[1].bytes.includes('[DONE]')).toBe(true);
+  });
+
   it('a cache written by a run that sent nothing is made again, once, by the first run that sends', async () => {
     // Whatever runs first after an install (--help, config set, the dev gateway) must not decide for good
     // which functions a one-shot finds compiled: every one it lacks is compiled again on every start.
