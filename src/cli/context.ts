@@ -10,7 +10,7 @@ import { runBudget } from './run-budget.js';
 import { openConversation, type GatewayConversationApi } from '../session/conversation.js';
 import { compileAnswerSchema } from '../session/answer-schema.js';
 import { checkAttachmentLimits, readAttachments } from '../session/attachments.js';
-import { readPromptInput } from '../session/stdin.js';
+import { readPromptInput, type WholeInput } from '../session/stdin.js';
 import type { Attachment } from '../protocol/events.js';
 import type { Connection } from '../transport/http.js';
 import type { WebAccess } from '../session/url-input.js';
@@ -23,7 +23,13 @@ import { wireTools } from '../tools/definitions.js';
 import { continuedFlags, continuedTools, keepConversationValues } from './continue-settings.js';
 
 export interface Io {
+  /** main.ts makes it a getter: process.stdin builds a stream (a net.Socket for a pipe) when first read. */
   stdin: NodeJS.ReadStream;
+  /**
+   * The same stdin read whole through its descriptor (session/direct-stdin.ts), for the prompt: where
+   * given, the one-shot path asks it, not `stdin`, whether stdin is a terminal and what it holds.
+   */
+  wholeStdin?: WholeInput;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
 }
@@ -225,9 +231,15 @@ export function urlFetcher(web: WebAccess, log?: (line: string) => void): (url: 
  * Attachments alone are a message.
  */
 export async function readMessage(options: ChatModeOptions, promptArgs: string[], io: Io, conn: Connection): Promise<{ prompt: string; attachments: Attachment[] }> {
-  const attachments = await readAttachments(options.attach, { stdin: io.stdin, warn: diagnostics(io, false).warn, commands: true, fetchUrl: urlFetcher(conn, diagnostics(io, options.verbose).log) });
-  const readStdin = options.readStdin && !io.stdin.isTTY;
-  const read = (args: string[], allowEmpty: boolean) => readPromptInput({ stdin: io.stdin, args, readStdin, onSilent: silentStdinHint(io), allowEmpty });
+  const attachments = await readAttachments(options.attach, {
+    // A getter: only `-a -` reads the stream, and building it costs every piped one-shot (main.ts).
+    get stdin() {
+      return io.stdin;
+    },
+    warn: diagnostics(io, false).warn, commands: true, fetchUrl: urlFetcher(conn, diagnostics(io, options.verbose).log) });
+  const stdin = io.wholeStdin ?? io.stdin;
+  const readStdin = options.readStdin && !stdin.isTTY;
+  const read = (args: string[], allowEmpty: boolean) => readPromptInput({ stdin, args, readStdin, onSilent: silentStdinHint(io), allowEmpty });
   const template = options.template;
   const prompt = template?.loaded
     ? // Loaded only with -T: the template code (and YAML) stay off the plain one-shot path.

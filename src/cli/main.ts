@@ -8,6 +8,7 @@ import { KEY_NAMES } from '../config/keys.js';
 import { MODEL_ENTRY_KEY_NAMES } from '../config/model-entries.js';
 import type { Io } from './context.js';
 import { withKnownSize } from './terminal.js';
+import { DirectStdin } from '../session/direct-stdin.js';
 import type { ChatModeOptions as Options } from './flags.js';
 
 // Everything that sends a request (undici, protocol, session) is imported when a command runs, so
@@ -15,7 +16,16 @@ import type { ChatModeOptions as Options } from './flags.js';
 const runOneShot = async (options: Options, prompt: string[], io: Io) => (await import('./one-shot.js')).runOneShot(options, prompt, io);
 
 // A terminal that reports 0×0 is taken as 80×24 by everything that reads its size (Ink included).
-const io: Io = { stdin: process.stdin, stdout: withKnownSize(process.stdout), stderr: withKnownSize(process.stderr) };
+// stdin is a getter: process.stdin builds its stream when first read (for a pipe a net.Socket, ~1.5 ms),
+// and a piped one-shot reads its prompt through the descriptor instead (wholeStdin).
+const io: Io = {
+  get stdin() {
+    return process.stdin;
+  },
+  wholeStdin: new DirectStdin(),
+  stdout: withKnownSize(process.stdout),
+  stderr: withKnownSize(process.stderr),
+};
 
 let verbose = false;
 const collectValues = (value: string, previous: string[] = []) => [...previous, value];
@@ -342,7 +352,7 @@ async function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Pro
   // Two or more -m: compare mode, always one turn (SPEC §11).
   if (options.compare) return (await import('./compare.js')).runCompareMode(options, prompt, io);
   // A template is a prompt: -T on a terminal is one turn too; so is --retry (the saved prompt).
-  const interactive = prompt.length === 0 && !options.template && !options.retry && io.stdin.isTTY && io.stdout.isTTY && options.output === 'auto';
+  const interactive = prompt.length === 0 && !options.template && !options.retry && io.wholeStdin!.isTTY && io.stdout.isTTY && options.output === 'auto';
   return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
 }
 

@@ -4,8 +4,14 @@ import { UsageError } from '../exit-codes.js';
 /** SPEC §1: input over this is refused, never truncated. */
 export const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
 
+/** A stdin that reads itself whole (direct-stdin.ts: through its descriptor) instead of a stream. */
+export interface WholeInput {
+  isTTY: boolean;
+  readAllBytes(limit: number, onOverflow: () => never, onChunk?: () => void): Promise<Buffer>;
+}
+
 export interface PromptInput {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdin: (NodeJS.ReadableStream & { isTTY?: boolean }) | WholeInput;
   /** Prompt words from the command line. */
   args: string[];
   /** false with --no-stdin. */
@@ -33,14 +39,10 @@ export async function readPromptInput({ stdin, args, readStdin, allowEmpty = fal
     // The first chunk (or EOF, or an error) ends the wait: a slow producer that has begun is fine.
     const stopWaiting = () => clearTimeout(silence);
     try {
-      const bytes = await readAllBytes(
-        stdin,
-        MAX_PROMPT_BYTES,
-        () => {
-          throw new UsageError('input is larger than 8 MiB; refusing to truncate it (pass a smaller file)');
-        },
-        stopWaiting,
-      );
+      const overflow = () => {
+        throw new UsageError('input is larger than 8 MiB; refusing to truncate it (pass a smaller file)');
+      };
+      const bytes = 'readAllBytes' in stdin ? await stdin.readAllBytes(MAX_PROMPT_BYTES, overflow, stopWaiting) : await readAllBytes(stdin, MAX_PROMPT_BYTES, overflow, stopWaiting);
       fromStdin = stripOneNewline(decodeUtf8(bytes));
     } finally {
       stopWaiting();

@@ -1,6 +1,8 @@
 // The one-shot path as a user and a script meet it: the built binary against the dev gateway over
 // real loopback HTTP, checking stdout, stderr, exit codes and the exact request bodies sent.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/gateway/server.js';
@@ -56,6 +58,76 @@ describe('piped one-shot', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/8 MiB/);
     expect(gateway.requests).toHaveLength(0);
+  });
+
+  // stdin is read through its descriptor (src/session/direct-stdin.ts), and by process.stdin where the
+  // descriptor will not do: every kind of stdin gives the same prompt either way.
+  describe('each kind of stdin', () => {
+    const hasPerl = spawnSync('perl', ['-e', '1']).status === 0;
+    /** Runs gatechat with `sh -c 'exec … < $IN'`: stdin a file, a FIFO or /dev/null instead of a pipe. */
+    const redirected = (stdinPath: string, args: string[]) =>
+      runCli(['--base-url', base, '-m', 'echo', '--no-save', ...args], { wrapper: ['sh', '-c', 'exec "$@" < "$GATECHAT_TEST_IN"', 'sh'], env: { ...env(), GATECHAT_TEST_IN: stdinPath } });
+
+    it('a file', async () => {
+      const file = join(user.home, 'prompt.txt');
+      writeFileSync(file, 'from a file\n');
+      const result = await redirected(file, ['and words']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('from a file\n\nand words\n');
+    });
+
+    it('a file over 8 MiB is refused, nothing sent', async () => {
+      const file = join(user.home, 'big.txt');
+      writeFileSync(file, Buffer.alloc(8 * 1024 * 1024 + 10, 97));
+      const result = await redirected(file, []);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/8 MiB/);
+      expect(gateway.requests).toHaveLength(0);
+    });
+
+    it('/dev/null: the prompt words alone', async () => {
+      const result = await redirected('/dev/null', ['only words']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('only words\n');
+    });
+
+    it('a directory: what process.stdin makes of it (nothing read), the prompt words alone', async () => {
+      const result = await redirected(user.home, ['words']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('words\n');
+    });
+
+    it('a FIFO written after gatechat started, in two writes', async () => {
+      const fifo = join(user.home, 'prompt.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const run = redirected(fifo, []);
+      // Opening for writing waits for gatechat's shell to open the other end.
+      const handle = await open(fifo, 'w');
+      await handle.write('first half, ');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await handle.write('second half\n');
+      await handle.close();
+      const result = await run;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('first half, second half\n');
+    });
+
+    it.skipIf(!hasPerl)('a pipe another process set non-blocking (the descriptor gives EAGAIN; the stream reads it)', async () => {
+      // perl sets O_NONBLOCK on the pipe, then execs node: what a shell sees after another Node program
+      // shared the pipe. The text comes only once gatechat has had time to find the pipe empty.
+      const nonBlocking = ['perl', '-e', 'use Fcntl; my $f = fcntl(STDIN, F_GETFL, 0) or die; fcntl(STDIN, F_SETFL, $f | O_NONBLOCK) or die; exec @ARGV or die'];
+      const result = await runCli(['--base-url', base, '-m', 'echo', '--no-save'], {
+        wrapper: nonBlocking,
+        env: env(),
+        stdin: 'open',
+        onSpawn: (child) => {
+          setTimeout(() => child.stdin!.write('late '), 300);
+          setTimeout(() => child.stdin!.end('text\n'), 400);
+        },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('late text\n');
+    });
   });
 
   it('streams long answers to stdout with no ANSI and a final newline', async () => {

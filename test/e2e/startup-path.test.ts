@@ -181,6 +181,24 @@ describe('what each path loads', () => {
     expect(tagged(batch.loaded, 'undici')).not.toEqual([]);
   });
 
+  it('a piped one-shot reads its prompt through stdin\'s descriptor: process.stdin\'s stream is never built', async () => {
+    // For a pipe that stream is a net.Socket (~1.5 ms of every start); src/session/direct-stdin.ts.
+    const hookFile = join(user.home, 'record-stdin.cjs');
+    const log = join(user.home, 'stdin.log');
+    writeFileSync(
+      hookFile,
+      `const { get } = Object.getOwnPropertyDescriptor(process, 'stdin');
+Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { require('node:fs').appendFileSync(process.env.GATECHAT_TEST_STDIN_LOG, 'stdin built\\n'); return get.call(this); } });`,
+    );
+    const run = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and words'], {
+      env: { ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_STDIN_LOG: log },
+      stdin: 'piped text',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('piped text\n\nand words\n');
+    expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
+  });
+
   it('--version through the shim loads nothing of the bundle', async () => {
     const run = await loadsOf(['--version']);
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
