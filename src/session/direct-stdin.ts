@@ -1,5 +1,4 @@
-import { read } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, read } from 'node:fs';
 import { readAllBytes } from './stdin.js';
 
 /**
@@ -21,7 +20,14 @@ export class DirectStdin {
 
   /** As `process.stdin.isTTY`, without building the stream. */
   get isTTY(): boolean {
-    return isatty(this.fd);
+    // A terminal is a character device (so is /dev/null): node:tty is loaded for those alone.
+    try {
+      if (!fstatSync(this.fd).isCharacterDevice()) return false;
+    } catch {
+      // Closed (EBADF): no terminal, as isatty says.
+      return false;
+    }
+    return process.getBuiltinModule('node:tty').isatty(this.fd);
   }
 
   /** readAllBytes (stdin.ts) of the descriptor: same limit, overflow and first-chunk calls. */

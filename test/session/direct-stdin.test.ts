@@ -42,6 +42,13 @@ describe('DirectStdin', () => {
     expect(chunks).toBeGreaterThan(1);
   });
 
+  it('/dev/null is a character device but no terminal; a closed descriptor no terminal either', () => {
+    expect(new DirectStdin(noStream, fdOf('/dev/null')).isTTY).toBe(false);
+    const fd = openSync(join(dir, 'closed.txt'), 'w');
+    closeSync(fd);
+    expect(new DirectStdin(noStream, fd).isTTY).toBe(false);
+  });
+
   it('an empty file is no bytes', async () => {
     const file = join(dir, 'empty.txt');
     writeFileSync(file, '');
