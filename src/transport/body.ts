@@ -3,6 +3,7 @@ import { constants, createBrotliDecompress, createGunzip, createInflate } from '
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import { IDLE_TIMEOUT, type ResponseBody } from './direct-request.js';
 import { NetworkError, StreamInterruptedError, seconds } from './errors.js';
+import { readableChunks } from './readable-chunks.js';
 
 /** What Aborting the caller's signal turns into at any phase; recognise it with isAbortError(). */
 export class RequestAbortedError extends Error {
@@ -134,7 +135,9 @@ export class BodyChunks implements AsyncIterableIterator<Uint8Array> {
       this.#started = true;
       try {
         this.#source = decompress(this.raw, this.encoding);
-        this.#chunks = this.#source[Symbol.asyncIterator]();
+        // A Node stream (node:http's response, a decompressor) through its events: Node's async iterator
+        // over a Readable is compiled on every run (readable-chunks.ts); undici's body has its own.
+        this.#chunks = this.#source instanceof Readable ? (readableChunks(this.#source) as AsyncIterator<Buffer>) : this.#source[Symbol.asyncIterator]();
       } catch (error) {
         this.#finish();
         return Promise.reject(bodyError(error, this.ctx));

@@ -1,0 +1,63 @@
+// readableChunks (src/transport/readable-chunks.ts): the answers `for await` over a Readable gives,
+// read with the stream's events.
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { readableChunks } from '../../src/transport/readable-chunks.js';
+
+async function collect(stream: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of readableChunks(stream)) text += String(chunk);
+  return text;
+}
+
+describe('readableChunks', () => {
+  it('gives the bytes written over several turns, in order, and ends with the stream', async () => {
+    const stream = new PassThrough();
+    const done = collect(stream);
+    stream.write('one ');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stream.write('two ');
+    stream.end('three');
+    expect(await done).toBe('one two three');
+  });
+
+  it("throws the stream's error after the bytes before it", async () => {
+    const stream = new PassThrough();
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const chunk of readableChunks(stream)) seen.push(String(chunk));
+    })();
+    stream.write('kept');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stream.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    await expect(done).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(seen).toEqual(['kept']);
+  });
+
+  it('a close before the end is a premature close, as the iterator says', async () => {
+    const stream = new PassThrough();
+    const done = collect(stream);
+    stream.write('part');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stream.destroy();
+    await expect(done).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+
+  it('a stream ended already, or one another reader has flowing, is left to the iterator', async () => {
+    const ended = Readable.from(['a', 'b']);
+    await collect(ended);
+    expect(await collect(ended)).toBe('');
+    expect(await collect(Readable.from(['x', 'y']))).toBe('xy');
+  });
+
+  it('leaving early takes its listeners off (the caller destroys the stream)', async () => {
+    const stream = new PassThrough();
+    stream.write('first');
+    for await (const chunk of readableChunks(stream)) {
+      expect(String(chunk)).toBe('first');
+      break;
+    }
+    expect(stream.listenerCount('readable') + stream.listenerCount('end') + stream.listenerCount('close')).toBe(0);
+    stream.destroy();
+  });
+});
