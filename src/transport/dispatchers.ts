@@ -59,12 +59,21 @@ export class Dispatchers {
     // node:http and its _http_* modules load before the flags change, so from Node's own code cache for
     // built-ins (src/transport/v8-flags.ts says why a built-in loaded after it is compiled from source).
     if (direct) clientFor(target.protocol);
-    tuneV8ForStreaming();
     const timeouts = { ...this.conn.timeouts, headersMs: this.headersMs };
     if (direct) {
       const direct = (this.direct ??= new DirectClient(timeouts));
-      return { proxy, send: (url, { headersTimeout: _, body, ...options }) => direct.send(url, { ...options, body: body as string | undefined }) };
+      return {
+        proxy,
+        send: (url, { headersTimeout: _, body, ...options }) => {
+          const sent = direct.send(url, { ...options, body: body as string | undefined });
+          // node:http has no WebAssembly to compile: the flags (and node:v8, and a first run's code cache)
+          // wait until the request is on its way, in the time the gateway takes to answer.
+          setImmediate(tuneV8ForStreaming);
+          return sent;
+        },
+      };
     }
+    tuneV8ForStreaming();
     const undici = await import('./undici-route.js');
     const key = proxy ?? '';
     let dispatcher = this.made.get(key);
