@@ -1,6 +1,8 @@
 // MCP servers start in parallel (SPEC §15, issue 16 point 10): `gatechat tools` with three stdio servers
 // beside each server alone, interleaved runs, median wall each. Target: the three together take at most
-// 1.2 × the slowest alone. `node -e 0` is measured in the same run as the floor. Prints numbers, asserts nothing.
+// 1.2 × the slowest alone. `node -e 0` is measured in the same run, and so is the least client there is
+// (bench/mcp-floor.cjs: raw JSON-RPC lines, no SDK) with the same four cases: its ratio is what the servers
+// alone make of starting together on this machine's cores. Prints numbers, asserts nothing.
 // Run: npm run build && node bench/tools-start.mjs   (RUNS=9)
 // A/B: BENCH_BINS=/old/bin/gatechat.js,bin/gatechat.js measures each build's four cases in every round,
 // interleaved, so load drifts hit the builds alike.
@@ -23,7 +25,13 @@ const casesOf = (gatechat) => [
   ...Object.entries(servers).map(([name, spec]) => [`${name} alone`, [node, gatechat, 'tools', '--mcp', spec]]),
   ['all three', [node, gatechat, 'tools', ...Object.values(servers).flatMap((spec) => ['--mcp', spec])]],
 ];
-const cases = [['node -e 0', [node, '-e', '0']], ...bins.flatMap(casesOf)];
+const floorScript = new URL('./mcp-floor.cjs', import.meta.url).pathname;
+/** The floor client takes each server as one command line (no `name=`). */
+const floorCases = [
+  ...Object.entries(servers).map(([name, spec]) => [`${name} alone`, [node, floorScript, spec.slice(spec.indexOf('=') + 1)]]),
+  ['all three', [node, floorScript, ...Object.values(servers).map((spec) => spec.slice(spec.indexOf('=') + 1))]],
+];
+const cases = [['node -e 0', [node, '-e', '0']], ...floorCases, ...bins.flatMap(casesOf)];
 const walls = cases.map(() => []);
 const cpus = cases.map(() => []); // user+sys of the process and its waited-for children (GNU time), ms
 try {
@@ -44,8 +52,14 @@ const cpuMedians = cpus.map(median);
 console.log(`gatechat tools: MCP servers starting in parallel — median of ${runs} interleaved runs, Node ${process.version}\n`);
 console.log(`node -e 0: ${fmt(medians[0])} ms wall, ${fmt(cpuMedians[0])} ms CPU`);
 const cores = Number(process.env.CORES ?? 2);
+const floorWall = medians.slice(1, 5);
+const floorRatio = floorWall[3] / Math.max(...floorWall.slice(0, 3));
+console.log('\nThe least client (bench/mcp-floor.cjs: spawn, raw JSON-RPC, close, wait for exit):');
+console.log('\n| run | median wall ms | median CPU ms (user+sys) |\n|---|---:|---:|');
+floorCases.forEach(([name], j) => console.log(`| ${name} | ${fmt(floorWall[j])} | ${fmt(cpuMedians[1 + j])} |`));
+console.log(`\nleast client: three servers / slowest alone = ${floorRatio.toFixed(2)}× — the servers' own contention on ${cores} cores`);
 bins.forEach((gatechat, b) => {
-  const first = 1 + b * 4; // this build's four cases
+  const first = 5 + b * 4; // this build's four cases
   const [wall, cpu] = [medians.slice(first, first + 4), cpuMedians.slice(first, first + 4)];
   if (bins.length > 1) console.log(`\n### ${gatechat}`);
   console.log('\n| run | median wall ms | median CPU ms (user+sys) |\n|---|---:|---:|');
@@ -58,4 +72,5 @@ bins.forEach((gatechat, b) => {
   console.log(`floor on ${cores} cores = max(slowest alone wall, CPU together ÷ ${cores}) = ${fmt(floor)} ms`);
   console.log(`three servers / slowest alone = ${(wall[3] / slowest).toFixed(2)}× (target ≤ 1.2×)`);
   console.log(`three servers / floor = ${(wall[3] / floor).toFixed(2)}× (what gatechat adds beyond the CPU limit)`);
+  console.log(`three servers: gatechat ${fmt(wall[3])} ms, least client ${fmt(floorWall[3])} ms → ${(wall[3] / floorWall[3]).toFixed(2)}× (gatechat's own share of the three-server wait)`);
 });
