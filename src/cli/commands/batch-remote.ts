@@ -146,7 +146,8 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
   // memory-saving mode grows the old space in smaller steps between mark-compacts, so 100 000 lines
   // peak lower (docs/benchmarks.md, issue 19: chat 1.40 → 1.33× the RSS of 100 lines). Read by V8 as
   // the heap grows, so setting it after start-up works, like batch.ts's keepHeapFlat() (whose early
-  // marking applies here too: with both, 100 000 lines chat 1.28 → 1.18×).
+  // marking applies here too: 100 000 lines chat 1.27–1.30 → 1.20–1.22×, messages 1.25–1.26 →
+  // 1.17–1.18×; marking earlier still, at 30 %, was no better within the runs' noise).
   // Stryker disable next-line StringLiteral: a V8 memory flag; no test can observe it
   setFlagsFromString('--optimize-for-size');
   const output = options.output!;
