@@ -59,8 +59,8 @@ function openInput(input: string, io: Io): AsyncIterable<Buffer | string> {
  * live size before it marks (a floor the growing percent does not lower), and a line's request
  * state lives through two scavenges, so ~10 KiB a line is promoted and fills that room every half
  * second. Starting the concurrent marking 40 % of the way to that limit collects at ~live + 3.5 MiB
- * instead (issue 19, docs/benchmarks.md: 100 000 lines 72.6 → 67 MiB locally, remote 69 → 64 MiB),
- * about twice the mark-compacts. Read each time V8 checks its limits, so it works set here too.
+ * instead (issue 19, docs/benchmarks.md: 100 000 lines 72 → 66.4–67.8 MiB locally, remote 68–70 →
+ * 63.5–66 MiB), with about twice the mark-compacts and no CPU change beyond the noise. Read each time V8 checks its limits, so it works set here too.
  */
 function keepHeapFlat(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
