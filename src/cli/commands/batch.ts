@@ -56,11 +56,12 @@ function openInput(input: string, io: Io): AsyncIterable<Buffer | string> {
  * A local batch then lets the young generation grow once (growYoungGenerationOnce).
  *
  * The old generation still sat ~7 MiB above its live data: V8 lets it grow at least 8 MiB past the
- * live size before it marks (a floor the growing percent does not lower), and a line's request
- * state lives through two scavenges, so ~10 KiB a line is promoted and fills that room every half
- * second. Starting the concurrent marking 40 % of the way to that limit collects at ~live + 3.5 MiB
- * instead (issue 19, docs/benchmarks.md: 100 000 lines 72 → 66.4–67.8 MiB locally, remote 68–70 →
- * 63.5–66 MiB), with about twice the mark-compacts and no CPU change beyond the noise. Read each time V8 checks its limits, so it works set here too.
+ * live size before it marks (a floor the growing percent does not lower), and the requests in flight
+ * outlive scavenges, so promoted request state fills that room again and again. Starting the
+ * concurrent marking 40 % of the way to that limit collects at ~live + 3.5 MiB instead (issue 19,
+ * docs/benchmarks.md: 100 000 lines 72–73 → 66.4–68.9 MiB locally, remote 68–70.5 → 63.5–66 MiB),
+ * with about twice the mark-compacts and no CPU change beyond the noise. Read each time V8 checks its
+ * limits, so setting it here works too.
  */
 function keepHeapFlat(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
