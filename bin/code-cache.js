@@ -80,6 +80,9 @@ function writePrivateFile(target, data) {
   }
 }
 
+/** How each chunk of the build starts: a function of (exports, require, module, __filename, __dirname). */
+const CHUNK_HEAD = '(W=>typeof arguments=="object"?W.apply(this,arguments):W)(function (exports, require, module, __filename, __dirname) {';
+
 /** `x.cjs.v8` → `x.cjs.exit.v8`: the cache of a chunk as a run that sent nothing left it. */
 const exitFile = (cacheFile) => `${cacheFile.slice(0, -'.v8'.length)}.exit.v8`;
 
@@ -158,7 +161,10 @@ function runWithCodeCache(entry) {
       }
     }
     const source = fs.readFileSync(file, 'utf8');
-    const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    // A chunk is its own CommonJS wrapper (scripts/build.mjs), compiled as read: wrapping it here would
+    // make V8 flatten a second copy of it. Other files (dist/cli.cjs) are wrapped as Node's loader does.
+    const wrapped = source.startsWith(CHUNK_HEAD) ? source : `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+    const script = new vm.Script(wrapped, { filename: file, cachedData });
     if (cacheFile) {
       const accepted = cachedData !== undefined && !script.cachedDataRejected;
       // A `.v8` V8 refused (other flags, another build of Node, damage) goes when this run writes the chunk's

@@ -108,6 +108,9 @@ function layerOf(id, { getModuleInfo }) {
   }
   return layers.get(id);
 }
+/** What every chunk starts and ends with (see `banner` below); bin/code-cache.js checks the head. */
+const CHUNK_HEAD = '(W=>typeof arguments=="object"?W.apply(this,arguments):W)(function (exports, require, module, __filename, __dirname) {';
+const CHUNK_TAIL = '})';
 const rolled = await rollup({
   input: { main: entry },
   plugins: [inMemory],
@@ -126,6 +129,13 @@ const written = await rolled.write({
   // import() becomes a require() on a resolved promise: the loader's require serves every chunk.
   dynamicImportInCjs: false,
   sourcemap: true,
+  // Each file is the CommonJS wrapper itself, so bin/code-cache.js compiles the text as read: wrapping
+  // it there made a second, flattened copy of every chunk in the young generation (two scavenges before
+  // the request). Node's own loader (`node dist/cli.cjs`, a plain require()) wraps the file again; the
+  // arrow then calls the function with that wrapper's arguments. At a script's top level (vm.Script)
+  // there is no `arguments`, and the script's value is the function itself.
+  banner: CHUNK_HEAD,
+  footer: CHUNK_TAIL,
   manualChunks: layerOf,
   // Every file under chunks/ is named after its content: bin/code-cache.js keys V8's cache by file
   // name, and V8 itself checks only the length of the source it was made from.

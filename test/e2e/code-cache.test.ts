@@ -1,9 +1,10 @@
 // bin/code-cache.js: the V8 code cache the binary keeps between runs. It may only ever make a start
 // faster — a missing, corrupt or unwritable cache must not change what a run does.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
 import { useGatewayAndUser } from '../helpers/dev-gateway.js';
 
 const ctx = useGatewayAndUser({ userPer: 'file' });
@@ -118,6 +119,48 @@ describe('the code cache', () => {
     const after = cacheFiles(dir);
     expect([...after.keys()].sort()).toEqual([...settled.keys()].sort());
     for (const [name, file] of after) expect(file.mtimeMs, name).toBe(settled.get(name)!.mtimeMs);
+  });
+
+  it('compiles each chunk from the text as read, not from a wrapped second copy of it', async () => {
+    // Wrapping a chunk's source in the CommonJS function at run time made V8 flatten a second copy of
+    // every chunk in the young generation (scavenges before the request): each chunk is its own wrapper.
+    const home = ctx.user.home;
+    const report = join(home, 'compiled.json');
+    const preload = join(home, 'record-compiles.cjs');
+    writeFileSync(
+      preload,
+      `const fs = require('node:fs'); const vm = require('node:vm'); const seen = {};
+vm.Script = class extends vm.Script { constructor(source, options) { super(source, options);
+  if (options && /[\\/]chunks[\\/]/.test(options.filename)) seen[options.filename] = source === fs.readFileSync(options.filename, 'utf8'); } };
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify(seen)));\n`,
+    );
+    const run = await runCli(['--base-url', ctx.base, '-m', 'lorem-20', '--no-save', 'as read'], {
+      env: { ...ctx.user.env(), GATECHAT_CACHE_DIR: join(home, 'cache-as-read'), NODE_OPTIONS: `--require ${preload}` },
+      stdin: '',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(LOREM_20);
+    const compiled = JSON.parse(readFileSync(report, 'utf8')) as Record<string, boolean>;
+    expect(Object.keys(compiled).map((file) => basename(file).replace(/-[\w-]{8}\.cjs$/, '')).sort()).toEqual(['main', 'one-shot', 'startup']);
+    for (const [file, asRead] of Object.entries(compiled)) expect(asRead, file).toBe(true);
+  });
+
+  it('plain `node dist/cli.cjs` (Node\'s own loader, no cache) runs the same chunks and answers the same', async () => {
+    const answer = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.cjs'), '--base-url', ctx.base, '-m', 'lorem-20', '--no-save', 'plain'], {
+        env: { ...process.env, ...ctx.user.env() },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdin.end();
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(answer.code, answer.stderr).toBe(0);
+    expect(answer.stderr).toBe('');
+    expect(answer.stdout).toMatch(LOREM_20);
   });
 
   it('a cache directory that cannot be created changes nothing a user sees', async () => {
