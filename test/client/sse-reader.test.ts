@@ -28,6 +28,20 @@ describe('SseReader', () => {
     }
   });
 
+  // ASCII chunks skip the TextDecoder: that must never lose or move a character it holds back.
+  it.each([
+    ['a character split after ASCII chunks', [bytes('data: a\n\ndata: '), bytes('b'), Uint8Array.of(0xe2, 0x82), Uint8Array.of(0xac), bytes('c\n\n')], ['a', 'b€c']],
+    ['a lone lead byte before an ASCII chunk', [bytes('data: x'), Uint8Array.of(0xc3), bytes('y\n\ndata: z\n\n')], ['x\ufffdy', 'z']],
+    ['a byte-order mark split over chunks', [Uint8Array.of(0xef, 0xbb), Uint8Array.of(0xbf, 0x64), bytes('ata: q\n\n')], ['q']],
+    ['Buffers that are views into a larger one', [Buffer.from('xxdata: v\n\nxx').subarray(2, 11), Buffer.from('data: w\n\n')], ['v', 'w']],
+  ])('decodes %s as the TextDecoder does', (_name, chunks, data) => {
+    const messages: SseMessage[] = [];
+    const reader = new SseReader((message) => messages.push(message));
+    for (const chunk of chunks) reader.feed(chunk);
+    reader.end();
+    expect(messages.map((m) => m.data)).toEqual(data);
+  });
+
   it.each([
     ['a plain-text page', 'Service unavailable, try later', 'Service unavailable, try later'],
     ['a JSON error', '{"error":{"message":"no"}}', '{"error":{"message":"no"}}'],
