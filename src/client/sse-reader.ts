@@ -19,7 +19,8 @@ const NOT_SSE_PREVIEW_CHARS = 4096;
  */
 export class SseReader {
   readonly #parser: EventSourceParser;
-  readonly #text = new TextDecoder('utf-8', { fatal: false });
+  /** Made at the first chunk that is not ASCII (most answers in a batch have none). */
+  #text: InstanceType<typeof TextDecoder> | null = null;
   /**
    * Every chunk so far was ASCII, so the TextDecoder holds no partial character (nor a BOM to drop):
    * a chunk that is ASCII too is read as latin1 (the same text, a quarter of the decoder's cost per
@@ -74,12 +75,13 @@ export class SseReader {
       return (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)).toString('latin1');
     }
     this.#ascii = false;
+    this.#text ??= new TextDecoder('utf-8', { fatal: false });
     return this.#text.decode(chunk, { stream: true });
   }
 
   /** The body ended: an event without its final blank line (`data: [DONE]` then EOF) still counts. */
   end(): void {
-    this.#parser.feed(this.#text.decode());
+    if (this.#text) this.#parser.feed(this.#text.decode());
     this.#parser.feed('\n\n');
   }
 
