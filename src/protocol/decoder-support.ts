@@ -1,6 +1,6 @@
 import type { ChatEvent, SseMessage, StreamDecoder, Termination } from './events.js';
 import { describeStreamError } from './error-body.js';
-import { isRecord, tryParseJson, type JsonObject } from './json.js';
+import { isRecord, type JsonObject } from './json.js';
 
 /**
  * A StreamDecoder that also says what it skipped (malformed `data:` lines, non-object payloads),
@@ -78,10 +78,13 @@ export function preview(data: string): string {
 
 /** Parse a `data:` payload; on failure record a warning and return undefined. */
 export function parseData(message: SseMessage, warnings: WarningLog): unknown {
-  const parsed = tryParseJson(message.data);
-  if (parsed.ok) return parsed.value;
-  warnings.malformed(message.data);
-  return undefined;
+  // JSON.parse itself, not tryParseJson: its result object per event adds up over a batch.
+  try {
+    return JSON.parse(message.data) as unknown;
+  } catch {
+    warnings.malformed(message.data);
+    return undefined;
+  }
 }
 
 /** A `data:` payload that must be a JSON object; anything else is skipped with a warning. */

@@ -140,11 +140,13 @@ export function usageEvent(usage: JsonObject): ChatEvent {
  * as `reasoning_content` (DeepSeek, xAI) or `reasoning` (OpenRouter, Cerebras); explicit nulls are skipped.
  */
 export function pushContent(part: JsonObject, events: ChatEvent[]): void {
-  for (const key of ['reasoning_content', 'reasoning'] as const) {
-    const reasoning = part[key];
-    if (typeof reasoning === 'string' && reasoning !== '') events.push({ type: 'reasoning', delta: reasoning });
-  }
-  if (typeof part.content === 'string' && part.content !== '') events.push({ type: 'text', delta: part.content });
+  // Each field read once, without a list of keys to loop over: this runs for every event of a stream.
+  const reasoningContent = part.reasoning_content;
+  if (typeof reasoningContent === 'string' && reasoningContent !== '') events.push({ type: 'reasoning', delta: reasoningContent });
+  const reasoning = part.reasoning;
+  if (typeof reasoning === 'string' && reasoning !== '') events.push({ type: 'reasoning', delta: reasoning });
+  const content = part.content;
+  if (typeof content === 'string' && content !== '') events.push({ type: 'text', delta: content });
 }
 
 export function createChatDecoder(): ProtocolDecoder {
