@@ -47,7 +47,9 @@ export function ledgerPath(dir = dataDir()): string {
 
 export function ledgerLine(result: ChatResult, status: TurnStatus, requested: string, tags: LedgerTags, now = new Date()): LedgerLine {
   const { usage, cost } = result;
-  return {
+  // Optional fields assigned after the others (the same key order as spreading them in), without an
+  // object per spread: this runs for every line of a batch.
+  const line: LedgerLine = {
     ts: now.toISOString(),
     profile: tags.profile ?? null,
     model: result.model ?? requested,
@@ -59,10 +61,11 @@ export function ledgerLine(result: ChatResult, status: TurnStatus, requested: st
     cost: cost?.usd ?? null,
     cost_source: cost?.source ?? null,
     status,
-    ...(result.fallback_from ? { fallback_from: result.fallback_from } : {}),
-    ...(result.cid ? { cid: result.cid } : {}),
-    ...(tags.batch !== undefined ? { batch: tags.batch } : {}),
   };
+  if (result.fallback_from) line.fallback_from = result.fallback_from;
+  if (result.cid) line.cid = result.cid;
+  if (tags.batch !== undefined) line.batch = tags.batch;
+  return line;
 }
 
 /** Appends requests to the ledger; a ledger that cannot be written is a warning, never a failed answer. */
