@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import * as nodeBuffer from 'node:buffer';
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { ExitCode, GatechatError } from '../exit-codes.js';
 import type { SseMessage } from '../protocol/events.js';
@@ -9,6 +9,12 @@ import type { SseMessage } from '../protocol/events.js';
  */
 export const MAX_SSE_EVENT_CHARS = 64 * 1024 * 1024;
 export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+/** Bound once: through the bundle's module namespace each call went through a getter. */
+const isAscii = nodeBuffer.isAscii;
+
+/** Buffer's own latin1 decoder, which `toString('latin1')` ends in after looking the encoding up. */
+type Latin1Sliceable = Buffer & { latin1Slice(start: number, end: number): string };
 
 /** How much of a body that is not SSE is kept to say what it was. */
 const NOT_SSE_PREVIEW_CHARS = 4096;
@@ -72,7 +78,8 @@ export class SseReader {
 
   #decode(chunk: Uint8Array): string {
     if (this.#ascii && isAscii(chunk)) {
-      return (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)).toString('latin1');
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      return (buffer as Latin1Sliceable).latin1Slice(0, buffer.byteLength);
     }
     this.#ascii = false;
     this.#text ??= new TextDecoder('utf-8', { fatal: false });
