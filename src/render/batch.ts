@@ -4,7 +4,7 @@ import { storageError } from '../storage/storage-error.js';
 import type { Writable } from 'node:stream';
 import { lineStatus, type BatchCounts, type BatchRecord, type BatchSummary } from '../session/batch.js';
 import { resultObject } from './json.js';
-import { writeWithBackpressure } from './output.js';
+import { writeOrWait } from './output.js';
 import { jsonText } from './json-text.js';
 import { createProgressLine } from './progress-line.js';
 import { sanitizeForTerminal } from './terminal-text.js';
@@ -19,7 +19,8 @@ export function batchLine(record: BatchRecord): string {
 }
 
 export interface BatchSink {
-  write(record: BatchRecord): Promise<void>;
+  /** A promise only when the line has to wait (stdout's reader is behind); else written when it returns. */
+  write(record: BatchRecord): Promise<void> | void;
   close(): void;
 }
 
@@ -48,7 +49,7 @@ export function fileSink(path: string, endsMidLine: boolean): BatchSink {
     throw error;
   }
   return {
-    async write(record) {
+    write(record) {
       append(batchLine(record));
     },
     close() {
@@ -62,7 +63,7 @@ export function fileSink(path: string, endsMidLine: boolean): BatchSink {
 /** stdout: a slow reader holds the batch back instead of filling memory. */
 export function streamSink(stream: Writable): BatchSink {
   return {
-    write: (record) => writeWithBackpressure(stream, batchLine(record)),
+    write: (record) => writeOrWait(stream, batchLine(record)),
     close() {},
   };
 }

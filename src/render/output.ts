@@ -11,10 +11,18 @@ export interface OutputSink {
  * stdout holds the stream back instead of making memory grow.
  */
 export async function writeWithBackpressure(stream: OutputSink, chunk: string): Promise<void> {
+  await writeOrWait(stream, chunk);
+}
+
+/**
+ * writeWithBackpressure without a promise when the stream took the chunk: a batch writes a line per
+ * prompt, and each async level between the line and the write was a few promise jobs more per line.
+ */
+export function writeOrWait(stream: OutputSink, chunk: string): Promise<void> | undefined {
   // The reader went away (EPIPE): the caller stops the turn; nothing more can be delivered.
-  if (stream.destroyed) return;
-  if (stream.write(chunk)) return;
-  await new Promise<void>((resolve, reject) => {
+  if (stream.destroyed) return undefined;
+  if (stream.write(chunk)) return undefined;
+  return new Promise<void>((resolve) => {
     const settle = () => {
       stream.off('drain', settle);
       stream.off('close', settle);

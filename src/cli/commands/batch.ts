@@ -270,6 +270,11 @@ async function runWithOutput(
   const runTools = await openRunTools({ definitions: chat.tools, mcp: chat.mcp, profile: chat.flags.profile, flags: chat.toolLoop, stderr: io.stderr, verbose: chat.verbose });
   const runner = runTools?.runner ?? null;
   const tools = runner ? await import('../tool-loop-session.js') : null;
+  // The output cannot take more (disk full): the lines in flight stop, and this is the error.
+  const outputFailed = (error: unknown): never => {
+    controller.abort();
+    throw error;
+  };
   try {
     const summary = await runBatch({
       lines: parseBatchLines(readLines(openInput(options.input, io))),
@@ -303,14 +308,13 @@ async function runWithOutput(
         if (!runner || !tools) return drain(first);
         return drain(tools.runBatchTools(conversation, first, signal, { runner, flags: runTools?.flags ?? chat.toolLoop, warn: (line) => warn(`[${String(item.id)}] ${line}`) }));
       },
-      write: async (record) => {
+      write: (record) => {
         heapCheck();
         try {
-          await sink.write(record);
+          // A promise only when stdout's reader is behind (see BatchSink): no async level per line.
+          return sink.write(record)?.catch(outputFailed);
         } catch (error) {
-          // The output cannot take more (disk full): the lines in flight stop, and this is the error.
-          controller.abort();
-          throw error;
+          return outputFailed(error);
         }
       },
       signal: controller.signal,
