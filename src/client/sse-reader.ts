@@ -85,7 +85,9 @@ export class SseReader {
       return (buffer as Latin1Sliceable).latin1Slice(0, buffer.byteLength);
     }
     this.#ascii = false;
-    this.#text ??= new TextDecoder('utf-8', { fatal: false });
+    // A decoder made after ASCII bytes must keep a byte-order mark as text, as one that saw them would:
+    // only a mark at the stream's very start is dropped.
+    this.#text ??= new TextDecoder('utf-8', { fatal: false, ignoreBOM: this.#bytes > chunk.byteLength });
     return this.#text.decode(chunk, { stream: true });
   }
 

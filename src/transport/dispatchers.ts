@@ -37,12 +37,12 @@ export class Dispatchers {
 
   /** A shared pool's route already made for this origin, without waiting a turn for route(); else undefined. */
   known(target: URL): Route | undefined {
-    return this.pooled ? this.routes.get(`${target.protocol}//${target.host}`) : undefined;
+    return this.pooled ? this.routes.get(routeKey(target)) : undefined;
   }
 
   async route(target: URL, streamedBody: boolean): Promise<Route> {
     if (!this.pooled) return this.newRoute(target, streamedBody);
-    const key = `${target.protocol}//${target.host}`;
+    const key = routeKey(target);
     let route = this.routes.get(key);
     if (!route) {
       route = await this.newRoute(target, streamedBody);
@@ -92,3 +92,6 @@ export class Dispatchers {
     this.routes.clear();
   }
 }
+
+/** A shared pool's routes are per scheme and host (with its port). */
+const routeKey = (target: URL): string => `${target.protocol}//${target.host}`;

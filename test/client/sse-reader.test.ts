@@ -33,6 +33,8 @@ describe('SseReader', () => {
     ['a character split after ASCII chunks', [bytes('data: a\n\ndata: '), bytes('b'), Uint8Array.of(0xe2, 0x82), Uint8Array.of(0xac), bytes('c\n\n')], ['a', 'b€c']],
     ['a lone lead byte before an ASCII chunk', [bytes('data: x'), Uint8Array.of(0xc3), bytes('y\n\ndata: z\n\n')], ['x\ufffdy', 'z']],
     ['a byte-order mark split over chunks', [Uint8Array.of(0xef, 0xbb), Uint8Array.of(0xbf, 0x64), bytes('ata: q\n\n')], ['q']],
+    // Only a BOM at the very start of the stream is dropped; one after ASCII chunks is text.
+    ['a byte-order mark after ASCII chunks', [bytes('data: a'), Uint8Array.of(0xef, 0xbb, 0xbf, 0x62), bytes('\n\n')], ['a\ufeffb']],
     ['Buffers that are views into a larger one', [Buffer.from('xxdata: v\n\nxx').subarray(2, 11), Buffer.from('data: w\n\n')], ['v', 'w']],
   ])('decodes %s as the TextDecoder does', (_name, chunks, data) => {
     const messages: SseMessage[] = [];
