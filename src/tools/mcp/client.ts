@@ -1,29 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { VERSION } from '../../version.js';
+import { lazyOutputValidator } from './output-validator.js';
 
-// The SDK client of one MCP server. The SDK checks a tool's structured result against the tool's
-// `outputSchema`, and by default compiles every such schema (ajv code generation) as soon as the tools are
-// listed: for the two reference servers that was ~70 ms of gatechat's CPU during start-up, spent while
-// the other servers were still booting on the same cores, for tools a run mostly never calls. Here a
-// schema is compiled on its tool's first result instead; the check itself is the SDK's, unchanged. A
-// schema that cannot be compiled now fails that tool's calls (an error result naming why) rather than
-// the whole server's start.
-
-/** The SDK's ajv validator, each schema compiled when first used; one ajv per server, made on first use. */
-export function lazyOutputValidator(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-      let compiled: JsonSchemaValidator<T> | undefined;
-      return (input) => {
-        compiled ??= (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
-        return compiled(input);
-      };
-    },
-  };
-}
+// The SDK's client, for servers at a URL only (http-connect.ts): stdio servers get jsonrpc-client.ts,
+// which does not load the SDK's zod schemas. Output schemas are compiled lazily (output-validator.ts).
 
 export function newClient(): Client {
   return new Client({ name: 'gatechat', version: VERSION }, { jsonSchemaValidator: lazyOutputValidator() });

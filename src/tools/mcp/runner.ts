@@ -1,9 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
+import { VERSION } from '../../version.js';
 import type { RunnableTool, ToolCallOptions, ToolOutcome, ToolRunner } from '../runner.js';
 import type { McpServerConfig } from './servers.js';
-import { newClient } from './client.js';
+import { StdioMcpClient, type McpSession } from './jsonrpc-client.js';
 import { launchStdioServers, type Launch } from './launch.js';
 import { LaunchedStdioTransport } from './stdio-transport.js';
 import { modelFacingNames } from './tool-names.js';
@@ -31,12 +31,13 @@ export interface McpRunner extends ToolRunner {
   failures: McpFailure[];
 }
 
-/** The loop bounds a call itself (--tool-timeout through the signal); the SDK's own 60 s must not. */
+/** The loop bounds a call itself (--tool-timeout through the signal); the clients' own 60 s must not. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
 interface Connection {
   server: McpServerConfig;
-  client: Client;
+  /** Our JSON-RPC client for a stdio server (no SDK runtime), the SDK's Client for one at a URL. */
+  client: McpSession;
   transport: Transport;
   /** stdio only */
   pid: number | null;
@@ -47,20 +48,21 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
   const ms = options.startTimeoutMs ?? 10_000;
   const launched = launch.servers.get(server.name);
   let pid: number | null = null;
-  let client: Client | undefined;
+  let client: McpSession | undefined;
   let transport: Transport | undefined;
   try {
     if (!launched) {
-      // Loaded only for a URL server: the HTTP transports (and what they bring: an EventSource, OAuth's
-      // PKCE) are a third of this module's start-up, which every stdio-only run would pay.
+      // Loaded only for a URL server: the SDK's Client with its zod schemas, and the HTTP transports (an
+      // EventSource, OAuth's PKCE), which a stdio-only run never needs.
       const { connectHttp } = await import('./http-connect.js');
       ({ client, transport } = await connectHttp(server, ms));
     } else {
       const stdio = new LaunchedStdioTransport(launched);
       pid = stdio.pid;
       transport = stdio;
-      client = newClient();
-      await timeout(client.connect(stdio, { timeout: ms }), ms, 'starting');
+      const stdioClient = new StdioMcpClient({ name: 'gatechat', version: VERSION });
+      client = stdioClient;
+      await timeout(stdioClient.connect(stdio, { timeout: ms }), ms, 'starting');
     }
     const tools: Connection['tools'] = [];
     let cursor: string | undefined;
@@ -152,7 +154,7 @@ export async function openMcpRunner(servers: McpServerConfig[], options: McpRunn
         const result = await target.connection.client.callTool(
           { name: target.tool.name, arguments: (args ?? {}) as Record<string, unknown> },
           undefined,
-          // The SDK sends notifications/cancelled to the server when the signal aborts.
+          // The client sends notifications/cancelled to the server when the signal aborts.
           { signal: callOptions.signal, timeout: NO_SDK_TIMEOUT },
         );
         return { ok: result.isError !== true, text: resultText(result.content, result.structuredContent) };
