@@ -1,0 +1,172 @@
+// The stdio client's checks (src/tools/mcp/shapes.ts) against the SDK's zod schemas they stand in for: the
+// same messages and results accepted and refused, case by case; the framing (stdio-transport.ts's
+// LineBuffer) against what the SDK's ReadBuffer makes of the same bytes; the protocol versions.
+import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import {
+  CallToolResultSchema,
+  InitializeResultSchema,
+  JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsResultSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { LATEST_PROTOCOL_VERSION as OURS_LATEST, SUPPORTED_PROTOCOL_VERSIONS as OURS_SUPPORTED } from '../../src/tools/mcp/jsonrpc-client.js';
+import { callToolResultOf, initializeResultOf, listToolsResultOf, messageKind } from '../../src/tools/mcp/shapes.js';
+import { LineBuffer, MAX_LINE_BYTES, parseMessage } from '../../src/tools/mcp/stdio-transport.js';
+
+const accepts = (check: (value: unknown) => unknown, value: unknown) => {
+  try {
+    check(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const MESSAGES: unknown[] = [
+  { jsonrpc: '2.0', id: 1, method: 'ping' },
+  { jsonrpc: '2.0', id: 'a', method: 'roots/list', params: {} },
+  { jsonrpc: '2.0', id: 2, method: 'x', params: { _meta: { progressToken: 'p' }, other: [1] } },
+  { jsonrpc: '2.0', id: 2, method: 'x', params: { _meta: { progressToken: 1.5 } } },
+  { jsonrpc: '2.0', id: 2, method: 'x', params: [1] },
+  { jsonrpc: '2.0', id: 2, method: 'x', params: null },
+  { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+  { jsonrpc: '2.0', id: null, method: 'ping' },
+  { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 2 } },
+  { jsonrpc: '2.0', method: 'notifications/message' },
+  { jsonrpc: '2.0', method: 3 },
+  { jsonrpc: '2.0', id: 0, result: {} },
+  { jsonrpc: '2.0', id: 0, result: { tools: [], _meta: { any: 1 } } },
+  { jsonrpc: '2.0', id: 0, result: { _meta: { progressToken: {} } } },
+  { jsonrpc: '2.0', id: 0, result: [] },
+  { jsonrpc: '2.0', id: 0, result: null },
+  { jsonrpc: '2.0', id: 0, result: 'x' },
+  { jsonrpc: '2.0', id: 0, result: {}, extra: 1 },
+  { jsonrpc: '2.0', result: {} },
+  { jsonrpc: '2.0', id: 0, result: {}, error: { code: 1, message: 'x' } },
+  { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found' } },
+  { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error', data: { line: 1 } } },
+  { jsonrpc: '2.0', id: 3, error: { code: 1.5, message: 'x' } },
+  { jsonrpc: '2.0', id: 3, error: { code: 1 } },
+  { jsonrpc: '2.0', id: 3, error: 'x' },
+  { jsonrpc: '1.0', id: 1, method: 'ping' },
+  { id: 1, method: 'ping' },
+  [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+  'ping',
+  7,
+  null,
+];
+
+const INITIALIZE: unknown[] = [
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true }, logging: {}, experimental: { x: {} } }, serverInfo: { name: 's', version: '1', title: 't' }, instructions: 'i', other: 1 },
+  { protocolVersion: '2025-06-18', capabilities: { logging: [] }, serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: 'yes' } }, serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: '2025-06-18', capabilities: { logging: true }, serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: '2025-06-18', capabilities: { tools: null }, serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: 2025, capabilities: {}, serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: '2025-06-18', serverInfo: { name: 's', version: '1' } },
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's' } },
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [{ src: 'a.png' }] } },
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [{}] } },
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' }, instructions: null },
+];
+
+const tool = (extra: Record<string, unknown> = {}) => ({ name: 't', inputSchema: { type: 'object' }, ...extra });
+const LIST: unknown[] = [
+  { tools: [] },
+  { tools: [tool()], nextCursor: 'c' },
+  { tools: [tool({ description: 'd', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } })] },
+  { tools: [tool({ annotations: { readOnlyHint: true, title: 'T' }, execution: { taskSupport: 'optional' }, _meta: { a: 1 } })] },
+  { tools: [tool({ outputSchema: { type: 'object', properties: { n: { type: 'string' } } } })] },
+  { tools: [tool({ outputSchema: { type: 'array' } })] },
+  { tools: [tool({ inputSchema: { type: 'string' } })] },
+  { tools: [tool({ inputSchema: { type: 'object', properties: { a: 1 } } })] },
+  { tools: [tool({ inputSchema: { type: 'object', properties: { a: [] } } })] },
+  { tools: [tool({ inputSchema: { type: 'object', required: 'a' } })] },
+  { tools: [tool({ description: null })] },
+  { tools: [tool({ annotations: { readOnlyHint: 'yes' } })] },
+  { tools: [tool({ execution: { taskSupport: 'always' } })] },
+  { tools: [{ inputSchema: { type: 'object' } }] },
+  { tools: [tool()], nextCursor: 1 },
+  { tools: {} },
+  {},
+];
+
+const CALL: unknown[] = [
+  {},
+  { content: [] },
+  { content: [{ type: 'text', text: 'hi' }], isError: false },
+  { content: [{ type: 'text', text: 'hi', annotations: { audience: ['user'], priority: 0.5, lastModified: '2025-01-01T00:00:00Z' } }] },
+  { content: [{ type: 'text', text: 'hi', annotations: { priority: 2 } }] },
+  { content: [{ type: 'text', text: 'hi', annotations: { audience: ['robot'] } }] },
+  { content: [{ type: 'text', text: 'hi', annotations: { lastModified: 'yesterday' } }] },
+  { content: [{ type: 'text', text: 'hi', annotations: { lastModified: '2025-01-01T00:00:00.123+02:00' } }] },
+  { content: [{ type: 'text' }] },
+  { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }] },
+  { content: [{ type: 'image', data: 'not base64!', mimeType: 'image/png' }] },
+  { content: [{ type: 'audio', data: 'aGk=' }] },
+  { content: [{ type: 'resource_link', uri: 'file:///a', name: 'a', size: 3 }] },
+  { content: [{ type: 'resource_link', uri: 'file:///a' }] },
+  { content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'x' } }] },
+  { content: [{ type: 'resource', resource: { uri: 'file:///a', blob: 'aGk=' } }] },
+  { content: [{ type: 'resource', resource: { uri: 'file:///a' } }] },
+  { content: [{ type: 'video', data: 'x' }] },
+  { content: 'nope' },
+  { content: [], structuredContent: { n: 1 } },
+  { content: [], structuredContent: [1] },
+  { content: [], isError: 'yes' },
+  { content: [], toolResult: 1 },
+];
+
+describe('shape checks agree with the SDK schemas', () => {
+  it('JSON-RPC messages', () => {
+    for (const message of MESSAGES) expect([message, messageKind(message) !== null]).toEqual([message, JSONRPCMessageSchema.safeParse(message).success]);
+  });
+  it('initialize results', () => {
+    for (const result of INITIALIZE) expect([result, accepts(initializeResultOf, result)]).toEqual([result, InitializeResultSchema.safeParse(result).success]);
+  });
+  it('tools/list results', () => {
+    for (const result of LIST) expect([result, accepts(listToolsResultOf, result)]).toEqual([result, ListToolsResultSchema.safeParse(result).success]);
+  });
+  it('tools/call results; content defaults to [] as in the SDK', () => {
+    for (const result of CALL) expect([result, accepts(callToolResultOf, result)]).toEqual([result, CallToolResultSchema.safeParse(result).success]);
+    expect(callToolResultOf({}).content).toEqual([]);
+  });
+  it('the protocol versions are the SDK\'s', () => {
+    expect(OURS_LATEST).toBe(LATEST_PROTOCOL_VERSION);
+    expect(OURS_SUPPORTED).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
+  });
+});
+
+describe('line framing', () => {
+  it("splits the bytes into the lines the SDK's ReadBuffer reads: across chunks, several in one, CRLF, a character split between chunks", () => {
+    const messages = [
+      { jsonrpc: '2.0', id: 1, result: { text: 'é' } },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+    ];
+    const bytes = Buffer.from(`${JSON.stringify(messages[0])}\n${JSON.stringify(messages[1])}\r\n${JSON.stringify(messages[2])}\n`);
+    for (const size of [1, 2, 3, 7, 50, bytes.length]) {
+      const ours = new LineBuffer();
+      const theirs = new ReadBuffer();
+      const oursMessages: unknown[] = [];
+      const theirsMessages: unknown[] = [];
+      for (let i = 0; i < bytes.length; i += size) {
+        const chunk = bytes.subarray(i, i + size);
+        oursMessages.push(...ours.append(chunk).map((line) => parseMessage(line)));
+        theirs.append(chunk);
+        for (let m = theirs.readMessage(); m !== null; m = theirs.readMessage()) theirsMessages.push(m);
+      }
+      expect(oursMessages).toEqual(messages);
+      expect(theirsMessages).toEqual(messages);
+    }
+  });
+  it('more than 10 MiB without a newline is an error, as in the SDK', () => {
+    const lines = new LineBuffer();
+    expect(lines.append(Buffer.alloc(MAX_LINE_BYTES, 'x'))).toEqual([]);
+    expect(() => lines.append(Buffer.from('x'))).toThrow(/exceeded maximum size/);
+    expect(lines.append(Buffer.from('{}\n'))).toEqual(['{}']); // starts over
+  });
+});
