@@ -26,7 +26,7 @@ export async function loadToolRunner(sources: ToolSources): Promise<ToolRunner |
   }
   if (sources.mcpServers?.length) {
     const options = { stderr: sources.stderr, verbose: sources.verbose };
-    // The processes first, the SDK after: the servers boot while it loads (launch.ts).
+    // The processes first, the MCP client after: the servers boot while it loads (launch.ts).
     const launch = launchStdioServers(sources.mcpServers, options);
     const { openMcpRunner } = await import('./mcp/runner.js');
     runners.push(await openMcpRunner(sources.mcpServers, options, launch));

@@ -54,7 +54,7 @@ export async function runToolsCommand(options: ToolsCommandOptions, io: Io): Pro
   let failed = 0;
   if (servers.length > 0) {
     const mcpOptions = { stderr: io.stderr, verbose: options.verbose };
-    // The processes first, the SDK after: the servers boot while it loads (launch.ts).
+    // The processes first, the MCP client after: the servers boot while it loads (launch.ts).
     const { launchStdioServers } = await import('../../tools/mcp/launch.js');
     const launch = launchStdioServers(servers, mcpOptions);
     const { openMcpRunner } = await import('../../tools/mcp/runner.js');

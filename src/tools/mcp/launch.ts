@@ -5,10 +5,10 @@ import { stopProcessTree, type RunMark } from '../../config/process-tree.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
 import type { McpServerConfig } from './servers.js';
 
-// Starting the stdio servers' processes, before the MCP SDK is loaded (SPEC §15 "Servers' lives"). The
-// SDK (with zod, its schemas and ajv) takes gatechat ~20 ms to load on an idle machine; spawned first, the
-// servers boot meanwhile instead of after it, and runner.ts hands each process to the SDK's client
-// through stdio-transport.ts. No SDK import here, so this module stays small.
+// Starting the stdio servers' processes, before the MCP client code is loaded (SPEC §15 "Servers' lives"):
+// spawned first, the servers boot while gatechat loads runner.ts and its JSON-RPC client, and runner.ts
+// hands each process to that client through stdio-transport.ts. No SDK import here, so this module stays
+// small.
 //
 // From the spawn on, every process is stopped on every way out: runner.ts's close() on the normal
 // paths, and here a synchronous kill of each server's process tree when gatechat exits without it (a

@@ -32,7 +32,7 @@ export interface McpRunner extends ToolRunner {
 }
 
 /** The loop bounds a call itself (--tool-timeout through the signal); the clients' own 60 s must not. */
-const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+const NO_CLIENT_TIMEOUT = 2 ** 31 - 1;
 
 interface Connection {
   server: McpServerConfig;
@@ -155,7 +155,7 @@ export async function openMcpRunner(servers: McpServerConfig[], options: McpRunn
           { name: target.tool.name, arguments: (args ?? {}) as Record<string, unknown> },
           undefined,
           // The client sends notifications/cancelled to the server when the signal aborts.
-          { signal: callOptions.signal, timeout: NO_SDK_TIMEOUT },
+          { signal: callOptions.signal, timeout: NO_CLIENT_TIMEOUT },
         );
         return { ok: result.isError !== true, text: resultText(result.content, result.structuredContent) };
       } catch (error) {
