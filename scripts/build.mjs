@@ -8,7 +8,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { builtinsByRequire, inkWithoutTopLevelAwait, undiciTrimmed } from './build-plugins.mjs';
+import { BUILTIN_NAMESPACE, builtinsByRequire, inkWithoutTopLevelAwait, undiciTrimmed } from './build-plugins.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -56,11 +56,14 @@ const files = new Map(esbuilt.outputFiles.map((file) => [file.path, file.text]))
 // builtinsByRequire) its own copy of the module's exports, a getter per name: the piped one-shot made
 // ~30 copies at start (node:path 9 times, node:crypto 5: ~2 ms), Ink's view copies React 42 times.
 // One copy per module instead, made again only if the module has gained names since (one still loading
-// in a require cycle is copied again once it has them all).
+// in a require cycle is copied again once it has them all). A built-in's shim (build-plugins.mjs) makes
+// its namespace itself, marked with BUILTIN_NAMESPACE: no copy at all.
 const TO_ESM = 'var __toESM=(mod,isNodeMode,target)=>(target=mod!=null?__create(__getProtoOf(mod)):{},__copyProps(isNodeMode||!mod||!mod.__esModule?__defProp(target,"default",{value:mod,enumerable:!0}):target,mod));';
 const TO_ESM_ONCE =
   `var __toESMCopy=${TO_ESM.slice('var __toESM='.length, -1)},__toESMCopies=[new WeakMap,new WeakMap],` +
+  `__builtinNamespace=Symbol.for(${JSON.stringify(BUILTIN_NAMESPACE)}),` +
   '__toESM=(mod,isNodeMode)=>{if(mod==null||typeof mod!=="object"&&typeof mod!=="function")return __toESMCopy(mod,isNodeMode);' +
+  'if(mod[__builtinNamespace]===true)return mod;' +
   'const copies=__toESMCopies[isNodeMode?1:0],names=__getOwnPropNames(mod).length,known=copies.get(mod);' +
   'if(known!==void 0&&known.names===names)return known.copy;const copy=__toESMCopy(mod,isNodeMode);copies.set(mod,{copy,names});return copy};';
 let toEsmFiles = 0;
