@@ -21,7 +21,9 @@ const vm = require('node:vm');
 /** `$GATECHAT_CACHE_DIR`, else the platform's per-user cache directory. */
 function cacheRoot(env = process.env) {
   if (env.GATECHAT_CACHE_DIR) return env.GATECHAT_CACHE_DIR;
-  const home = require('node:os').homedir();
+  // os.homedir() is $HOME on POSIX whenever that is set (libuv reads it first): node:os stays unloaded
+  // (src/config/home.ts does the same for the bundle).
+  const home = (process.platform !== 'win32' && process.env.HOME) || require('node:os').homedir();
   if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'gatechat', 'Cache');
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'gatechat');
   return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'gatechat');

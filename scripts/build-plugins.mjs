@@ -14,6 +14,9 @@ import { fileURLToPath } from 'node:url';
  * internal modules) — the shim's own getters have nothing to materialise. The export names come from
  * the building Node; every line since 20 has the ones the bundle uses. A default import gets the
  * shim, whose getters serve the same names. node:timers/promises: only a retry waits (~0.5 ms to load).
+ * node:v8 (~0.35 ms with heap_utils and promise_hooks): its flags are set once a direct request is sent
+ * (src/transport/dispatchers.ts), so it loads then, not with the one-shot chunk. node:os (~0.2 ms): a
+ * one-shot needs only the home directory, which src/config/home.ts reads from $HOME where it can.
  */
 /**
  * The key (a `Symbol.for`) that marks a namespace made by the shims below as final: scripts/build.mjs's
@@ -21,7 +24,7 @@ import { fileURLToPath } from 'node:url';
  */
 export const BUILTIN_NAMESPACE = 'gatechat.builtin-namespace';
 
-const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util', 'node:timers/promises']);
+const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util', 'node:timers/promises', 'node:v8', 'node:os']);
 
 /**
  * Node built-ins through require(), not ESM import. An ESM import of a CommonJS built-in makes Node
@@ -32,7 +35,7 @@ const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util', 'no
 export const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(build) {
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+    build.onResolve({ filter: /^[a-z0-9_:/]+$/ }, (args) => {
       if (!isBuiltin(args.path)) return undefined;
       // commander requires child_process at load time for executable subcommands, which gatechat
       // has none of: a proxy loads it on first use instead (~3 MiB with dgram on every start).

@@ -1,5 +1,4 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { lockFile } from '../storage/file-lock.js';
@@ -7,6 +6,7 @@ import { ensurePrivateDir } from '../storage/own-files.js';
 import { storageError } from '../storage/storage-error.js';
 import type { ConfigFile, ConfigScope, TopLevelKey } from './keys.js';
 import type { ModelEntryKey } from './model-entries.js';
+import { homeDirectory } from './home.js';
 
 // The only module that imports `conf`, and only for writing. Reading is a plain readFileSync +
 // JSON.parse: importing conf (ajv, atomically, semver, …) costs more than starting node itself,
@@ -59,7 +59,7 @@ function ownEntry(scope: ConfigScope, name: string): Record<string, unknown> | u
 /** `GATECHAT_CONFIG_DIR`, else what conf would pick (env-paths with no suffix). */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.GATECHAT_CONFIG_DIR) return env.GATECHAT_CONFIG_DIR;
-  const home = homedir();
+  const home = homeDirectory();
   if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'gatechat');
   if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'gatechat', 'Config');
   return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'gatechat');

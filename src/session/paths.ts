@@ -1,5 +1,5 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { homeDirectory } from '../config/home.js';
 
 /**
  * Where conversations live: `GATECHAT_DATA_DIR`, else the platform's data dir (the same place
@@ -8,7 +8,7 @@ import { join } from 'node:path';
  */
 export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.GATECHAT_DATA_DIR) return env.GATECHAT_DATA_DIR;
-  const home = homedir();
+  const home = homeDirectory();
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'gatechat');
   if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'gatechat', 'Data');
   return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'gatechat');

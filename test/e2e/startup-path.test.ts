@@ -182,6 +182,10 @@ describe('what each path loads', () => {
     // node:module (createRequire) and node:timers/promises (a retry's wait) cost a one-shot ~1 ms at start.
     expect(builtins).not.toContain('module');
     expect(builtins).not.toContain('timers/promises');
+    // node:os served only homedir(), which on POSIX is $HOME when set (src/config/home.ts); node:v8 loads
+    // once the request is sent (its flags are set then), not with the one-shot chunk.
+    if (process.platform !== 'win32') expect(builtins).not.toContain('os');
+    expect(builtins.indexOf('v8')).toBeGreaterThan(builtins.indexOf('http'));
 
     const batch = await loadsOf(['batch', '--base-url', `${gateway.url}/v1`, '-m', 'echo', '-'], '{"prompt":"one"}\n{"prompt":"two"}\n');
     expect(batch.code, batch.stderr).toBe(0);
