@@ -6,24 +6,23 @@ import { createRequire, isBuiltin } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Built-ins whose shim requires them on first use of an export, not at start. node:crypto (ids and
- * hashes for saved conversations and blobs) and node:zlib (compressed answers only): the piped
- * one-shot rarely calls them (Node 20: ~5 ms for crypto's 15 internal modules). node:util: undici
- * loads it anyway, but esbuild's __toESM reads every property descriptor of what it wraps, and on
- * Node 22+ that materialises util's lazy exports (parse_args, worker_threads, assert's diff: ~30
- * internal modules) — the shim's own getters have nothing to materialise. The export names come from
- * the building Node; every line since 20 has the ones the bundle uses. A default import gets the
- * shim, whose getters serve the same names. node:timers/promises: only a retry waits (~0.5 ms to load).
- * node:v8 (~0.35 ms with heap_utils and promise_hooks): its flags are set once a direct request is sent
- * (src/transport/dispatchers.ts), so it loads then, not with the one-shot chunk. node:os (~0.2 ms): a
- * one-shot needs only the home directory, which src/config/home.ts reads from $HOME where it can.
- */
-/**
  * The key (a `Symbol.for`) that marks a namespace made by the shims below as final: scripts/build.mjs's
  * __toESM hands it to the importer as it is.
  */
 export const BUILTIN_NAMESPACE = 'gatechat.builtin-namespace';
 
+/**
+ * Built-ins whose shim requires them on first use of an export, not at start. node:crypto (ids and
+ * hashes for saved conversations and blobs) and node:zlib (compressed answers only): the piped
+ * one-shot rarely calls them (Node 20: ~5 ms for crypto's 15 internal modules). node:util: undici
+ * loads it anyway, but esbuild's __toESM reads every property descriptor of what it wraps, and on
+ * Node 22+ that materialises util's lazy exports (parse_args, worker_threads, assert's diff: ~30
+ * internal modules) — the shim's namespace is never copied. A default import gets that namespace,
+ * which serves the same names. node:timers/promises: only a retry waits (~0.5 ms to load).
+ * node:v8 (~0.35 ms with heap_utils and promise_hooks): its flags are set once a direct request is sent
+ * (src/transport/dispatchers.ts), so it loads then, not with the one-shot chunk. node:os (~0.2 ms): a
+ * one-shot needs only the home directory, which src/config/home.ts reads from $HOME where it can.
+ */
 const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util', 'node:timers/promises', 'node:v8', 'node:os']);
 
 /**
@@ -49,11 +48,14 @@ export const builtinsByRequire = {
       return { path: args.path, namespace: 'builtin-cjs' };
     });
     // One getter per export: esbuild's __toESM copies them as getters without calling them.
+    // The namespace inherits from a proxy until first use, then from the built-in itself: nothing is
+    // listed or copied at start (a getter per export made crypto, util and zlib cost ~70 KB at start).
     build.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({
-      contents: `let loaded; const load = () => (loaded ??= require(${JSON.stringify(args.path)}));
-for (const key of ${JSON.stringify(Object.keys(createRequire(import.meta.url)(args.path)))}) Object.defineProperty(module.exports, key, { enumerable: true, get: () => load()[key] });
-Object.defineProperty(module.exports, 'default', { value: module.exports, enumerable: true });
-Object.defineProperty(module.exports, Symbol.for(${JSON.stringify(BUILTIN_NAMESPACE)}), { value: true });`,
+      contents: `const load = () => { const builtin = require(${JSON.stringify(args.path)}); Object.setPrototypeOf(namespace, builtin); return builtin; };
+const namespace = Object.create(new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() }));
+Object.defineProperty(namespace, 'default', { value: namespace, enumerable: true });
+Object.defineProperty(namespace, Symbol.for(${JSON.stringify(BUILTIN_NAMESPACE)}), { value: true });
+module.exports = namespace;`,
       loader: 'js',
     }));
     build.onLoad({ filter: /.*/, namespace: 'builtin-lazy' }, (args) => ({
