@@ -29,6 +29,8 @@ export interface SendOptions {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /** Called once the connection is up and the request written to it (in the check phase after). */
+  onWritten?: () => void;
 }
 
 export interface DirectTimeouts {
@@ -108,9 +110,12 @@ export class DirectClient {
       });
       arm(connectMs, () => codedError(`connect timeout after ${connectMs} ms`, CONNECT_TIMEOUT));
       req.once('socket', (socket) => {
-        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () =>
-          arm(headersMs, () => codedError(`no response headers after ${headersMs} ms`, HEADERS_TIMEOUT)),
-        );
+        socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+          arm(headersMs, () => codedError(`no response headers after ${headersMs} ms`, HEADERS_TIMEOUT));
+          // node:http writes what it holds for the socket in a listener added after this one, in this same
+          // event: an immediate runs once it is written.
+          if (options.onWritten) setImmediate(options.onWritten);
+        });
       });
       // Errors after the headers reach the body's reader (through the response); before them, the caller.
       req.on('error', fail);

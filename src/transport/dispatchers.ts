@@ -64,13 +64,11 @@ export class Dispatchers {
       const direct = (this.direct ??= new DirectClient(timeouts));
       return {
         proxy,
-        send: (url, { headersTimeout: _, body, ...options }) => {
-          const sent = direct.send(url, { ...options, body: body as string | undefined });
-          // node:http has no WebAssembly to compile: the flags (and node:v8, and a first run's code cache)
-          // wait until the request is on its way, in the time the gateway takes to answer.
-          setImmediate(tuneV8ForStreaming);
-          return sent;
-        },
+        // node:http has no WebAssembly to compile: the flags (and node:v8, and a first run's code cache)
+        // wait until the connection is up and the request written, in the time the gateway takes to
+        // answer. Set earlier (an immediate after send), they came before the connect and held back the
+        // request's write by their ~0.5–2 ms.
+        send: (url, { headersTimeout: _, body, ...options }) => direct.send(url, { ...options, body: body as string | undefined, onWritten: tuneV8ForStreaming }),
       };
     }
     tuneV8ForStreaming();

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 
-// V8 settings for a process that reads one streamed answer, set just before the first request.
+// V8 settings for a process that reads one streamed answer, set at the first request: before it on
+// undici's route, once it is written on the direct node:http route (src/transport/dispatchers.ts).
 //
 // Not at start: any V8 flag set at run time changes V8's flag hash, and Node's built-in modules carry a
 // code cache built under the default hash — every built-in loaded after the change is compiled from
