@@ -47,7 +47,6 @@ export const builtinsByRequire = {
       if (builtinsOnFirstUse.has(args.path)) return { path: args.path, namespace: 'builtin-on-use' };
       return { path: args.path, namespace: 'builtin-cjs' };
     });
-    // One getter per export: esbuild's __toESM copies them as getters without calling them.
     // The namespace inherits from a proxy until first use, then from the built-in itself: nothing is
     // listed or copied at start (a getter per export made crypto, util and zlib cost ~70 KB at start).
     build.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({
@@ -64,7 +63,7 @@ module.exports = namespace;`,
     }));
     // The namespace an import sees: an object inheriting from the built-in, with `default` its own only.
     // __toESM (scripts/build.mjs) returns it as it is instead of copying each export as a getter
-    // (node:fs, path, os, stream, buffer: ~0.26 MB and ~1 ms at start). The built-in itself is never
+    // (node:fs, path, stream, buffer, events: ~0.26 MB and ~1 ms at start). The built-in itself is never
     // changed: other code (Node's own, dependencies' require()) sees it as Node made it.
     build.onLoad({ filter: /.*/, namespace: 'builtin-cjs' }, (args) => ({
       contents: `const builtin = require(${JSON.stringify(args.path)});

@@ -29,7 +29,7 @@ export interface SendOptions {
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
-  /** Called once the connection is up and the request written to it (in the check phase after). */
+  /** Called once the connection is up (TLS: secured) and the request handed to it, in the check phase after. */
   onWritten?: () => void;
 }
 
