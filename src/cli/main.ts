@@ -27,6 +27,16 @@ const io: Io = {
   stderr: withKnownSize(process.stderr),
 };
 
+// `gatechat --help | head -1`: a reader that stops reading is no error of ours. Whatever a command still
+// writes goes nowhere and the command ends with its own exit code, as other CLI tools do; without a
+// listener Node throws the EPIPE as an unhandled 'error' event (a stack trace on stderr). The one-shot and
+// batch also stop their work when it happens (one-shot.ts, batch.ts).
+const ignoreBrokenPipe = (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+};
+process.stdout.on('error', ignoreBrokenPipe);
+process.stderr.on('error', ignoreBrokenPipe);
+
 let verbose = false;
 const collectValues = (value: string, previous: string[] = []) => [...previous, value];
 /** Words after a leading `--` (splitTrailingPrompt): always prompt text for the root command. */
