@@ -70,6 +70,8 @@ const INITIALIZE: unknown[] = [
   { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's' } },
   { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [{ src: 'a.png' }] } },
   { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [{}] } },
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [{ src: 'a.png', theme: 'dark' }] } },
+  { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [{ src: 'a.png', theme: 'blue' }] } },
   { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' }, instructions: null },
 ];
 
@@ -88,6 +90,8 @@ const LIST: unknown[] = [
   { tools: [tool({ description: null })] },
   { tools: [tool({ annotations: { readOnlyHint: 'yes' } })] },
   { tools: [tool({ execution: { taskSupport: 'always' } })] },
+  { tools: [tool({ icons: [{ src: 'a.png', theme: 'light' }] })] },
+  { tools: [tool({ icons: [{ src: 'a.png', theme: 1 }] })] },
   { tools: [{ inputSchema: { type: 'object' } }] },
   { tools: [tool()], nextCursor: 1 },
   { tools: {} },
@@ -109,6 +113,7 @@ const CALL: unknown[] = [
   { content: [{ type: 'audio', data: 'aGk=' }] },
   { content: [{ type: 'resource_link', uri: 'file:///a', name: 'a', size: 3 }] },
   { content: [{ type: 'resource_link', uri: 'file:///a' }] },
+  { content: [{ type: 'resource_link', uri: 'file:///a', name: 'a', icons: [{ src: 'a.png', theme: 'night' }] }] },
   { content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'x' } }] },
   { content: [{ type: 'resource', resource: { uri: 'file:///a', blob: 'aGk=' } }] },
   { content: [{ type: 'resource', resource: { uri: 'file:///a' } }] },

@@ -112,7 +112,7 @@ export function messageKind(value: unknown): MessageKind | null {
 }
 
 // Results (the SDK's InitializeResultSchema, ListToolsResultSchema, CallToolResultSchema).
-const icons = optional(array(object({ src: str, mimeType: optional(str), sizes: optional(array(str)) })));
+const icons = optional(array(object({ src: str, mimeType: optional(str), sizes: optional(array(str)), theme: optional(oneOf('light', 'dark')) })));
 const meta = optional(record);
 const capabilityObject = optional(anyObject);
 const implementation = object({ name: str, title: optional(str), icons, version: str, websiteUrl: optional(str), description: optional(str) });
