@@ -123,7 +123,7 @@ const serverCapabilities = object({
   prompts: optional(object({ listChanged: optional(bool) })),
   resources: optional(object({ subscribe: optional(bool), listChanged: optional(bool) })),
   tools: optional(object({ listChanged: optional(bool) })),
-  tasks: optional(object({ list: capabilityObject, cancel: capabilityObject, requests: optional(record) })),
+  tasks: optional(object({ list: capabilityObject, cancel: capabilityObject, requests: optional(object({ tools: optional(object({ call: capabilityObject })) })) })),
   extensions: optional(recordOf(anyObject)),
 });
 const resultBase = { _meta: optional(requestMeta) };
