@@ -145,7 +145,15 @@ const tool = object({
 });
 const listToolsResult = object({ ...resultBase, nextCursor: optional(str), tools: array(tool) });
 
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+/**
+ * zod's `z.iso.datetime({ offset: true })` (its regexes.js, the version the SDK is bundled with): a real
+ * calendar date (29 February in leap years only), seconds required, `Z` or a `±hh:mm` offset.
+ */
+const ISO_DATETIME = new RegExp(
+  '^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29' +
+    '|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8])))' +
+    'T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$',
+);
 const annotations = optional(
   object({
     audience: optional(array(oneOf('user', 'assistant'))),
