@@ -65,6 +65,7 @@ const INITIALIZE: unknown[] = [
   { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: 'yes' } }, serverInfo: { name: 's', version: '1' } },
   { protocolVersion: '2025-06-18', capabilities: { logging: true }, serverInfo: { name: 's', version: '1' } },
   { protocolVersion: '2025-06-18', capabilities: { tools: null }, serverInfo: { name: 's', version: '1' } },
+  JSON.parse('{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"__proto__":"x"}},"serverInfo":{"name":"s","version":"1"}}'),
   { protocolVersion: '2025-06-18', capabilities: { tasks: { list: {}, requests: { tools: { call: {} }, other: 1 } } }, serverInfo: { name: 's', version: '1' } },
   { protocolVersion: '2025-06-18', capabilities: { tasks: { requests: { tools: true } } }, serverInfo: { name: 's', version: '1' } },
   { protocolVersion: '2025-06-18', capabilities: { tasks: { requests: { tools: { call: 'yes' } } } }, serverInfo: { name: 's', version: '1' } },
@@ -90,6 +91,9 @@ const LIST: unknown[] = [
   { tools: [tool({ inputSchema: { type: 'object', properties: { a: 1 } } })] },
   { tools: [tool({ inputSchema: { type: 'object', properties: { a: [] } } })] },
   { tools: [tool({ inputSchema: { type: 'object', required: 'a' } })] },
+  // JSON.parse makes `__proto__` an own key; zod's records pass over it.
+  JSON.parse('{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"__proto__":true,"a":{}}}}]}'),
+  JSON.parse('{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"__proto__":{},"a":1}}}]}'),
   { tools: [tool({ description: null })] },
   { tools: [tool({ annotations: { readOnlyHint: 'yes' } })] },
   { tools: [tool({ execution: { taskSupport: 'always' } })] },

@@ -53,11 +53,13 @@ const array =
     }
     return undefined;
   };
+/** zod's record: each value checked, but for a `__proto__` key (JSON.parse makes it an own key), which zod skips. */
 const recordOf =
   (item: Check): Check =>
   (value, path) => {
     if (!isObject(value)) return `${where(path)}expected an object, got ${kind(value)}`;
     for (const key of Object.keys(value)) {
+      if (key === '__proto__') continue;
       const wrong = item(value[key], path === '' ? key : `${path}.${key}`);
       if (wrong) return wrong;
     }
