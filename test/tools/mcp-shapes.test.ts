@@ -193,4 +193,25 @@ describe('line framing', () => {
     expect(() => lines.append(Buffer.from('x'))).toThrow(/exceeded maximum size/);
     expect(lines.append(Buffer.from('{}\n'))).toEqual(['{}']); // starts over
   });
+  it("counts a chunk before reading its lines, as the SDK's ReadBuffer does: a line ending past 10 MiB, or a complete line in a chunk that overflows, is an error", () => {
+    const cases: Buffer[][] = [
+      [Buffer.alloc(MAX_LINE_BYTES - 1, 'x'), Buffer.from('xx\n')],
+      [Buffer.alloc(MAX_LINE_BYTES - 1, 'x'), Buffer.from('x\n')],
+      [Buffer.concat([Buffer.from('{}\n'), Buffer.alloc(MAX_LINE_BYTES, 'x')])],
+      [Buffer.concat([Buffer.from('{}\n'), Buffer.alloc(MAX_LINE_BYTES - 3, 'x')])],
+    ];
+    for (const chunks of cases) {
+      const ours = new LineBuffer();
+      const theirs = new ReadBuffer();
+      const outcome = (append: (chunk: Buffer) => void) => {
+        try {
+          for (const chunk of chunks) append(chunk);
+          return 'read';
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      expect([chunks.map((c) => c.length), outcome((chunk) => ours.append(chunk))]).toEqual([chunks.map((c) => c.length), outcome((chunk) => theirs.append(chunk))]);
+    }
+  });
 });

@@ -7,9 +7,10 @@ import { messageKind } from './shapes.js';
 // The SDK's stdio client transport for a process launch.ts spawned first: the SDK's StdioClientTransport
 // spawns its own process in start(), so this is that class with the spawn taken out. Reading, writing
 // and close() do what its transport does (close: stdin closed, 2 s to exit, SIGTERM, 2 s more, SIGKILL).
-// The framing is its too — one JSON message a line, at most 10 MiB waiting for its newline, a line that
-// is not JSON or no JSON-RPC message reported and skipped — but written here: the SDK's (shared/stdio.js)
-// checks each message with its zod schemas, and loading those is the cost jsonrpc-client.ts avoids.
+// The framing is its too — one JSON message a line; at most 10 MiB buffered, counted as its ReadBuffer
+// counts (an unfinished line plus the chunk that arrives); a line that is not JSON or no JSON-RPC message
+// reported and skipped — but written here: the SDK's (shared/stdio.js) checks each message with its zod
+// schemas, and loading those is the cost jsonrpc-client.ts avoids.
 
 const GRACE_MS = 2000;
 /** The SDK's STDIO_DEFAULT_MAX_BUFFER_SIZE: a server writing more than this without a newline is cut off. */
@@ -20,14 +21,16 @@ export class LineBuffer {
   private chunks: Buffer[] = [];
   private size = 0;
 
-  /** The complete lines `chunk` ends (without their newline or a carriage return before it). */
+  /**
+   * The complete lines `chunk` ends (without their newline or a carriage return before it). The limit is
+   * checked as the SDK's ReadBuffer checks it: on what waits plus the whole chunk, before its lines are read.
+   */
   append(chunk: Buffer): string[] {
-    const lines = this.completeLines(chunk);
-    if (this.size > MAX_LINE_BYTES) {
+    if (this.size + chunk.length > MAX_LINE_BYTES) {
       this.clear();
       throw new Error(`ReadBuffer exceeded maximum size of ${MAX_LINE_BYTES} bytes`);
     }
-    return lines;
+    return this.completeLines(chunk);
   }
 
   private completeLines(chunk: Buffer): string[] {
