@@ -79,6 +79,14 @@ describe('stdio MCP client', () => {
     await shared.close();
   });
 
+  it('a server that names the same next page again is refused in one line, not listed for ever', async () => {
+    const { runner, stderr } = await open({ CURSOR: 'repeat' });
+    expect(runner.failures).toEqual([{ server: 'p', reason: 'its tools/list repeated the cursor "again"' }]);
+    expect(stderr()).toBe('gatechat: MCP server p did not start (its tools/list repeated the cursor "again"); its tools are left out (-v shows its stderr)\n');
+    expect(runner.tools()).toEqual([]);
+    await runner.close();
+  });
+
   it('an older version the SDK accepts starts; one it does not know is refused in one line, the server stopped', async () => {
     const { runner: older } = await open({ PROTOCOL_VERSION: '2024-11-05' });
     expect(older.failures).toEqual([]);

@@ -66,6 +66,8 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
     }
     const tools: Connection['tools'] = [];
     let cursor: string | undefined;
+    // A server that names a page it gave already would be asked for it for ever, as it was with the SDK's client.
+    const cursors = new Set<string>();
     do {
       const page = await timeout(client.listTools(cursor ? { cursor } : undefined, { timeout: ms }), ms, 'listing its tools');
       for (const tool of page.tools) {
@@ -77,6 +79,8 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
         });
       }
       cursor = page.nextCursor;
+      if (cursor && cursors.has(cursor)) throw new Error(`its tools/list repeated the cursor ${JSON.stringify(cursor.length > 60 ? `${cursor.slice(0, 60)}…` : cursor)}`);
+      if (cursor) cursors.add(cursor);
     } while (cursor);
     return { server, client, transport, pid, tools };
   } catch (error) {
