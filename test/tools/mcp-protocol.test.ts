@@ -15,9 +15,9 @@ const runners: McpRunner[] = [];
 afterAll(async () => {
   await Promise.all(runners.map((r) => r.close()));
 });
-async function open(env: Record<string, string> = {}) {
+async function open(env: Record<string, string> = {}, startTimeoutMs = 5000) {
   const err = textSink();
-  const runner = await openMcpRunner([{ name: 'p', command: node, args: [PROTOCOL], env }], { stderr: err.stream, verbose: false, startTimeoutMs: 5000 });
+  const runner = await openMcpRunner([{ name: 'p', command: node, args: [PROTOCOL], env }], { stderr: err.stream, verbose: false, startTimeoutMs });
   runners.push(runner);
   return { runner, stderr: err.text };
 }
@@ -84,6 +84,14 @@ describe('stdio MCP client', () => {
     expect(runner.failures).toEqual([{ server: 'p', reason: 'its tools/list repeated the cursor "again"' }]);
     expect(stderr()).toBe('gatechat: MCP server p did not start (its tools/list repeated the cursor "again"); its tools are left out (-v shows its stderr)\n');
     expect(runner.tools()).toEqual([]);
+    await runner.close();
+  });
+
+  it('the start time bounds the answer and all the pages of tools/list together: pages that never end are refused', async () => {
+    const started = Date.now();
+    const { runner } = await open({ CURSOR: 'endless' }, 1000);
+    expect(runner.failures).toEqual([{ server: 'p', reason: 'its tools/list did not end within 1 s' }]);
+    expect(Date.now() - started).toBeLessThan(4000);
     await runner.close();
   });
 

@@ -46,6 +46,9 @@ interface Connection {
 
 async function start(server: McpServerConfig, options: McpRunnerOptions, launch: Launch): Promise<Connection> {
   const ms = options.startTimeoutMs ?? 10_000;
+  // One bound for the answer and every page of the tool list together (a page each was endless for a
+  // server whose pages never end).
+  const deadline = Date.now() + ms;
   const launched = launch.servers.get(server.name);
   let pid: number | null = null;
   let client: McpSession | undefined;
@@ -69,7 +72,9 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
     // A server that names a page it gave already would be asked for it for ever, as it was with the SDK's client.
     const cursors = new Set<string>();
     do {
-      const page = await timeout(client.listTools(cursor ? { cursor } : undefined, { timeout: ms }), ms, 'listing its tools');
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`its tools/list did not end within ${ms / 1000} s`);
+      const page = await timeout(client.listTools(cursor ? { cursor } : undefined, { timeout: left }), left, 'listing its tools');
       for (const tool of page.tools) {
         tools.push({
           name: tool.name,
