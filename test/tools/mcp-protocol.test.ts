@@ -2,6 +2,8 @@
 // SDK-built server (test/fixtures/mcp/protocol-server.mjs): the protocol the SDK's Client used to speak for
 // it — pagination, version negotiation, the server's own requests, cancellation, JSON-RPC errors, lines
 // that are not messages. Through openMcpRunner, as gatechat uses it; nothing mocked.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { textSink } from '../helpers/text-sink.js';
 import { openMcpRunner, type McpRunner } from '../../src/tools/mcp/runner.js';
@@ -32,7 +34,7 @@ describe('stdio MCP client', () => {
   it('lists every page of tools (the cursor sent back); initialize says the latest version, no capabilities, gatechat; initialized follows', async () => {
     ({ runner: shared } = await open());
     expect(shared.failures).toEqual([]);
-    expect(shared.tools().map((t) => t.name)).toEqual(['p__hello', 'p__ask', 'p__typed', 'p__slow', 'p__cancellations', 'p__rpc-error', 'p__noisy', 'p__bad-shape']);
+    expect(shared.tools().map((t) => t.name)).toEqual(['p__hello', 'p__ask', 'p__typed', 'p__slow', 'p__cancellations', 'p__rpc-error', 'p__noisy', 'p__bad-shape', 'p__wire']);
     const hello = JSON.parse(await text(shared, 'hello')) as Record<string, unknown>;
     expect(hello.cursors).toEqual([null, 'page-1', 'page-2']);
     expect(hello.initialize).toEqual({ protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'gatechat', version: VERSION } });
@@ -77,6 +79,37 @@ describe('stdio MCP client', () => {
     expect(mismatch.ok).toBe(false);
     expect(mismatch.text).toMatch(/^MCP server p: MCP error -32602: Structured content does not match the tool's output schema: data\/n must be string/);
     await shared.close();
+  });
+
+  it("writes what the SDK's Client writes, byte for byte: initialize, initialized, the pages, calls, answers to the server's requests, a cancellation", async () => {
+    // The same conversation, each client against a fresh server; `wire` returns what the server read.
+    const conversation = async (call: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>) => {
+      await call('ask', { method: 'ping' }, signal());
+      await call('ask', { method: 'roots/list' }, signal());
+      const controller = new AbortController();
+      const slow = call('slow', { ms: 30_000 }, controller.signal).catch(() => {});
+      setTimeout(() => controller.abort(), 200);
+      await slow;
+      return (await call('wire', {}, signal())) as string;
+    };
+    const { runner } = await open();
+    const ours = await conversation(async (tool, args, callSignal) => (await runner.call(`p__${tool}`, args, { signal: callSignal })).text);
+    await runner.close();
+
+    const sdk = new Client({ name: 'gatechat', version: VERSION });
+    await sdk.connect(new StdioClientTransport({ command: node, args: [PROTOCOL], stderr: 'ignore' }));
+    try {
+      let cursor: string | undefined;
+      do cursor = (await sdk.listTools(cursor ? { cursor } : undefined)).nextCursor;
+      while (cursor);
+      const theirs = await conversation(async (tool, args, callSignal) => {
+        const result = await sdk.callTool({ name: tool, arguments: args }, undefined, { signal: callSignal, timeout: 2 ** 31 - 1 });
+        return (result.content as Array<{ text: string }>)[0]!.text;
+      });
+      expect(JSON.parse(ours)).toEqual(JSON.parse(theirs));
+    } finally {
+      await sdk.close();
+    }
   });
 
   it('a server that names the same next page again is refused in one line, not listed for ever', async () => {

@@ -162,7 +162,8 @@ export class StdioMcpClient implements McpSession {
       signal?.addEventListener('abort', onAbort, { once: true });
       const ms = options.timeout ?? DEFAULT_TIMEOUT_MS;
       timer = setTimeout(() => cancel(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: ms })), ms);
-      const message = (params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }) as JSONRPCMessage;
+      // Keys in the SDK's order ({...request, jsonrpc, id}): the same bytes on the wire.
+      const message = (params === undefined ? { method, jsonrpc: '2.0', id } : { method, params, jsonrpc: '2.0', id }) as JSONRPCMessage;
       transport.send(message).catch((error: unknown) => {
         done();
         reject(error);
@@ -172,7 +173,7 @@ export class StdioMcpClient implements McpSession {
 
   private async notify(method: string): Promise<void> {
     if (!this.transport) throw new Error('Not connected');
-    await this.transport.send({ jsonrpc: '2.0', method });
+    await this.transport.send({ method, jsonrpc: '2.0' });
   }
 
   private received(message: JSONRPCMessage): void {
@@ -192,7 +193,7 @@ export class StdioMcpClient implements McpSession {
       // sampling/createMessage, elicitation/create: method not found).
       const reply: JSONRPCMessage =
         body.method === 'ping'
-          ? { jsonrpc: '2.0', id: body.id as number, result: {} }
+          ? { result: {}, jsonrpc: '2.0', id: body.id as number }
           : { jsonrpc: '2.0', id: body.id as number, error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
       this.transport?.send(reply).catch(() => {});
     }
