@@ -112,6 +112,28 @@ describe('stdio MCP client', () => {
     }
   });
 
+  it("a call already answered sends nothing when its signal aborts later; the SDK's Client sent notifications/cancelled for it (a deliberate difference)", async () => {
+    const cancelledLines = (wire: string) => (JSON.parse(wire) as string[]).filter((line) => line.includes('notifications/cancelled'));
+    const { runner } = await open();
+    const controller = new AbortController();
+    expect((await runner.call('p__ask', { method: 'ping' }, { signal: controller.signal })).ok).toBe(true);
+    controller.abort();
+    expect(cancelledLines(await text(runner, 'wire'))).toEqual([]);
+    await runner.close();
+
+    const sdk = new Client({ name: 'gatechat', version: VERSION });
+    await sdk.connect(new StdioClientTransport({ command: node, args: [PROTOCOL], stderr: 'ignore' }));
+    try {
+      const sdkController = new AbortController();
+      await sdk.callTool({ name: 'ask', arguments: { method: 'ping' } }, undefined, { signal: sdkController.signal });
+      sdkController.abort();
+      const wire = await sdk.callTool({ name: 'wire', arguments: {} });
+      expect(cancelledLines((wire.content as Array<{ text: string }>)[0]!.text)).toHaveLength(1);
+    } finally {
+      await sdk.close();
+    }
+  });
+
   it('a server that names the same next page again is refused in one line, not listed for ever', async () => {
     const { runner, stderr } = await open({ CURSOR: 'repeat' });
     expect(runner.failures).toEqual([{ server: 'p', reason: 'its tools/list repeated the cursor "again"' }]);
