@@ -23,6 +23,22 @@ async function open(env: Record<string, string> = {}, startTimeoutMs = 5000) {
   runners.push(runner);
   return { runner, stderr: err.text };
 }
+/** The SDK's own Client against a fresh protocol server, as gatechat used it before (tools listed, every page). */
+async function withSdkClient(use: (callText: (tool: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string>) => Promise<void>) {
+  const sdk = new Client({ name: 'gatechat', version: VERSION });
+  await sdk.connect(new StdioClientTransport({ command: node, args: [PROTOCOL], stderr: 'ignore' }));
+  try {
+    let cursor: string | undefined;
+    do cursor = (await sdk.listTools(cursor ? { cursor } : undefined)).nextCursor;
+    while (cursor);
+    await use(async (tool, args, callSignal) => {
+      const result = await sdk.callTool({ name: tool, arguments: args }, undefined, { signal: callSignal, timeout: 2 ** 31 - 1 });
+      return (result.content as Array<{ text: string }>)[0]!.text;
+    });
+  } finally {
+    await sdk.close();
+  }
+}
 const text = async (runner: McpRunner, tool: string, args: unknown = {}) => {
   const outcome = await runner.call(`p__${tool}`, args, { signal: signal() });
   expect(outcome.ok, outcome.text).toBe(true);
@@ -96,20 +112,10 @@ describe('stdio MCP client', () => {
     const ours = await conversation(async (tool, args, callSignal) => (await runner.call(`p__${tool}`, args, { signal: callSignal })).text);
     await runner.close();
 
-    const sdk = new Client({ name: 'gatechat', version: VERSION });
-    await sdk.connect(new StdioClientTransport({ command: node, args: [PROTOCOL], stderr: 'ignore' }));
-    try {
-      let cursor: string | undefined;
-      do cursor = (await sdk.listTools(cursor ? { cursor } : undefined)).nextCursor;
-      while (cursor);
-      const theirs = await conversation(async (tool, args, callSignal) => {
-        const result = await sdk.callTool({ name: tool, arguments: args }, undefined, { signal: callSignal, timeout: 2 ** 31 - 1 });
-        return (result.content as Array<{ text: string }>)[0]!.text;
-      });
+    await withSdkClient(async (callText) => {
+      const theirs = await conversation(callText);
       expect(JSON.parse(ours)).toEqual(JSON.parse(theirs));
-    } finally {
-      await sdk.close();
-    }
+    });
   });
 
   it("a call already answered sends nothing when its signal aborts later; the SDK's Client sent notifications/cancelled for it (a deliberate difference)", async () => {
@@ -121,17 +127,12 @@ describe('stdio MCP client', () => {
     expect(cancelledLines(await text(runner, 'wire'))).toEqual([]);
     await runner.close();
 
-    const sdk = new Client({ name: 'gatechat', version: VERSION });
-    await sdk.connect(new StdioClientTransport({ command: node, args: [PROTOCOL], stderr: 'ignore' }));
-    try {
+    await withSdkClient(async (callText) => {
       const sdkController = new AbortController();
-      await sdk.callTool({ name: 'ask', arguments: { method: 'ping' } }, undefined, { signal: sdkController.signal });
+      await callText('ask', { method: 'ping' }, sdkController.signal);
       sdkController.abort();
-      const wire = await sdk.callTool({ name: 'wire', arguments: {} });
-      expect(cancelledLines((wire.content as Array<{ text: string }>)[0]!.text)).toHaveLength(1);
-    } finally {
-      await sdk.close();
-    }
+      expect(cancelledLines(await callText('wire', {}))).toHaveLength(1);
+    });
   });
 
   it('a server that names the same next page again is refused in one line, not listed for ever', async () => {
