@@ -1,5 +1,5 @@
 // The stdio client's checks (src/tools/mcp/shapes.ts) against the SDK's zod schemas they stand in for: the
-// same messages and results accepted and refused, case by case; the framing (stdio-transport.ts's
+// same messages and results accepted and refused, case by case and on seeded mutations; the framing (stdio-transport.ts's
 // LineBuffer) against what the SDK's ReadBuffer makes of the same bytes; the protocol versions.
 import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import {
@@ -162,6 +162,101 @@ describe('shape checks agree with the SDK schemas', () => {
     expect(OURS_LATEST).toBe(LATEST_PROTOCOL_VERSION);
     expect(OURS_SUPPORTED).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
   });
+});
+
+// Seeded mutations of full results and messages (every field the SDK's schemas name), for what the cases
+// above did not think of: a field replaced by another value, dropped, or a known name added where it does
+// not belong. Values come from JSON.parse, as from a server (so `__proto__` is an own key).
+const ATOMS: unknown[] = [null, true, 0, 1, -1, 1.5, 2 ** 53, '', 'x', 'object', 'text', 'image', 'user', 'light', 'blue', 'required', '2.0', 'aGk=', 'not base64!',
+  '2025-01-01T00:00:00Z', '2025-02-30T00:00:00Z', '2025-01-01T00:00Z', '2025-01-01T00:00:00+0200', [], {}, [1], ['x'], { a: 1 }, { type: 'object' }, { call: {} }, { tools: 1 }];
+const FIELDS = ['_meta', 'progressToken', 'io.modelcontextprotocol/related-task', 'taskId', 'name', 'title', 'version', 'icons', 'src', 'mimeType', 'sizes', 'theme',
+  'websiteUrl', 'description', 'experimental', 'logging', 'completions', 'prompts', 'resources', 'tools', 'tasks', 'list', 'cancel', 'requests', 'call', 'extensions',
+  'listChanged', 'subscribe', 'instructions', 'type', 'properties', 'required', 'inputSchema', 'outputSchema', 'annotations', 'readOnlyHint', 'execution', 'taskSupport',
+  'nextCursor', 'content', 'structuredContent', 'isError', 'text', 'data', 'uri', 'size', 'resource', 'blob', 'audience', 'priority', 'lastModified', 'jsonrpc', 'id',
+  'method', 'params', 'result', 'error', 'code', 'message', '__proto__'];
+const icon = { src: 'a.png', mimeType: 'image/png', sizes: ['1x1'], theme: 'light' };
+const FULL = {
+  initialize: {
+    protocolVersion: '2025-06-18',
+    capabilities: { experimental: { x: {} }, logging: {}, completions: {}, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: false }, tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, extensions: { e: {} } },
+    serverInfo: { name: 's', title: 't', version: '1', icons: [icon], websiteUrl: 'u', description: 'd' },
+    instructions: 'i',
+    _meta: { progressToken: 1, 'io.modelcontextprotocol/related-task': { taskId: 't' } },
+  },
+  list: {
+    tools: [{ name: 't', title: 'T', icons: [icon], description: 'd', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, outputSchema: { type: 'object', properties: {}, required: [] }, annotations: { title: 't', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }, execution: { taskSupport: 'optional' }, _meta: { a: 1 } }],
+    nextCursor: 'c',
+    _meta: {},
+  },
+  call: {
+    content: [
+      { type: 'text', text: 'x', annotations: { audience: ['user'], priority: 0.5, lastModified: '2025-01-01T00:00:00Z' }, _meta: {} },
+      { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+      { type: 'audio', data: 'aGk=', mimeType: 'audio/wav' },
+      { type: 'resource_link', name: 'n', title: 't', icons: [icon], uri: 'u', description: 'd', mimeType: 'm', size: 3, annotations: {}, _meta: {} },
+      { type: 'resource', resource: { uri: 'u', mimeType: 'm', text: 't', _meta: {} }, annotations: {} },
+      { type: 'resource', resource: { uri: 'u', blob: 'aGk=' } },
+    ],
+    structuredContent: { a: 1 },
+    isError: false,
+    _meta: {},
+  },
+  messages: [
+    { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: 'p' } } },
+    { jsonrpc: '2.0', method: 'n', params: { a: 1 } },
+    { jsonrpc: '2.0', id: 'x', result: { _meta: { progressToken: 1 } } },
+    { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'm', data: 1 } },
+  ],
+};
+
+function mutations(seed: number) {
+  // mulberry32: the same values on every run
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T,>(values: T[]) => values[Math.floor(random() * values.length)]!;
+  const containers = (value: unknown, into: Array<Record<string, unknown>> = []) => {
+    if (typeof value === 'object' && value !== null) {
+      into.push(value as Record<string, unknown>);
+      for (const item of Object.values(value)) containers(item, into);
+    }
+    return into;
+  };
+  // One to three changes, each at an object or array anywhere in the value: a field's value replaced, a field
+  // dropped, or a known field added (defineProperty: `__proto__` too becomes an own key, as JSON.parse makes it).
+  return (value: unknown) => {
+    const out = JSON.parse(JSON.stringify(value)) as unknown;
+    for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+      const node = pick(containers(out));
+      const keys = Object.keys(node);
+      const choice = random();
+      const atom = structuredClone(pick(ATOMS));
+      if (choice < 0.5 && keys.length > 0) node[pick(keys)] = atom;
+      else if (choice < 0.7 && keys.length > 0) delete node[pick(keys)];
+      else if (!Array.isArray(node)) Object.defineProperty(node, pick(FIELDS), { value: atom, enumerable: true, writable: true, configurable: true });
+    }
+    return JSON.parse(JSON.stringify(out)) as unknown;
+  };
+}
+
+describe('shape checks agree with the SDK schemas on seeded mutations', () => {
+  const RUNS = 2000;
+  const disagreements = (ours: (value: unknown) => boolean, theirs: { safeParse(value: unknown): { success: boolean } }, full: unknown[], seed: number) => {
+    const mutate = mutations(seed);
+    const found: unknown[] = [];
+    for (let i = 0; i < RUNS && found.length < 3; i++) {
+      const value = mutate(full[i % full.length]);
+      if (ours(value) !== theirs.safeParse(value).success) found.push(value);
+    }
+    return found;
+  };
+  it('JSON-RPC messages', () => expect(disagreements((value) => messageKind(value) !== null, JSONRPCMessageSchema, FULL.messages, 1)).toEqual([]));
+  it('initialize results', () => expect(disagreements((value) => accepts(initializeResultOf, value), InitializeResultSchema, [FULL.initialize], 2)).toEqual([]));
+  it('tools/list results', () => expect(disagreements((value) => accepts(listToolsResultOf, value), ListToolsResultSchema, [FULL.list], 3)).toEqual([]));
+  it('tools/call results', () => expect(disagreements((value) => accepts(callToolResultOf, value), CallToolResultSchema, [FULL.call], 4)).toEqual([]));
 });
 
 describe('line framing', () => {
