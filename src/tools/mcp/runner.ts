@@ -49,6 +49,10 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
   // One bound for the answer and every page of the tool list together (a page each was endless for a
   // server whose pages never end).
   const deadline = Date.now() + ms;
+  const unfinishedList = `its tools/list did not end within ${ms / 1000} s`;
+  // The cursors of the pages asked for: a server that names one it gave already would be asked for it for
+  // ever, as it was with the SDK's client.
+  const cursors = new Set<string>();
   const launched = launch.servers.get(server.name);
   let pid: number | null = null;
   let client: McpSession | undefined;
@@ -69,11 +73,9 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
     }
     const tools: Connection['tools'] = [];
     let cursor: string | undefined;
-    // A server that names a page it gave already would be asked for it for ever, as it was with the SDK's client.
-    const cursors = new Set<string>();
     do {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`its tools/list did not end within ${ms / 1000} s`);
+      if (left <= 0) throw new Error(unfinishedList);
       const page = await timeout(client.listTools(cursor ? { cursor } : undefined, { timeout: left }), left, 'listing its tools');
       for (const tool of page.tools) {
         tools.push({
@@ -93,7 +95,8 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
     if (client && transport) await stopConnection({ client, transport, pid }, launch);
     const tail = launched?.stderrTail().trim() ?? '';
     const message = (error as Error).message.split('\n')[0] ?? String(error);
-    const reason = /Request timed out|took longer than/.test(message) ? `no answer within ${ms / 1000} s` : message;
+    // Time that ran out after the first page is the list's, however quickly each page came.
+    const reason = /Request timed out|took longer than/.test(message) ? (cursors.size > 0 ? unfinishedList : `no answer within ${ms / 1000} s`) : message;
     throw Object.assign(new Error(reason), { stderrTail: tail });
   }
 }
