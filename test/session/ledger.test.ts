@@ -88,12 +88,13 @@ describe('UsageLedger: appending, a batch\'s one descriptor, a ledger that canno
     expect(warnings).toEqual([]);
   });
 
-  it('keepOpen (batch): one descriptor from the first record until close()', () => {
+  it('keepOpen (batch): one descriptor from the first record until close(); a turn\'s records written at its end', async () => {
     const dir = join(freshDir(), 'data');
     const warnings: string[] = [];
     const ledger = new UsageLedger({ profile: undefined, batch: 'in.jsonl' }, (w) => warnings.push(w), dir, { keepOpen: true });
     ledger.record(result(), 'complete', 'm');
     ledger.record(result(), 'complete', 'm');
+    await new Promise((resolve) => setImmediate(resolve));
     const open = descriptorsOn(ledgerPath(dir));
     if (open !== null) expect(open).toHaveLength(1);
     const lines = readFileSync(ledgerPath(dir), 'utf8').trimEnd().split('\n');
@@ -101,6 +102,37 @@ describe('UsageLedger: appending, a batch\'s one descriptor, a ledger that canno
     ledger.close();
     expect(descriptorsOn(ledgerPath(dir)) ?? []).toEqual([]);
     expect(warnings).toEqual([]);
+  });
+
+  it('keepOpen (batch): close() writes the records of the turn it ends, whole lines after a torn one', () => {
+    const dir = join(freshDir(), 'data');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(ledgerPath(dir), '{"torn');
+    const warnings: string[] = [];
+    const ledger = new UsageLedger({ profile: 'p' }, (w) => warnings.push(w), dir, { keepOpen: true });
+    ledger.record(result(), 'complete', 'm');
+    ledger.record(result(), 'cancelled', 'm');
+    ledger.close();
+    const lines = readFileSync(ledgerPath(dir), 'utf8').split('\n');
+    expect(lines[0]).toBe('{"torn');
+    expect(lines.slice(1, 3).map((l) => (JSON.parse(l) as Record<string, unknown>).status)).toEqual(['complete', 'cancelled']);
+    expect(lines[3]).toBe('');
+    expect(lines).toHaveLength(4);
+    expect(warnings).toEqual([]);
+  });
+
+  it('keepOpen (batch): a ledger that cannot be written is one warning, however many turns fail', async () => {
+    const dir = freshDir();
+    mkdirSync(ledgerPath(dir), { recursive: true });
+    const warnings: string[] = [];
+    const ledger = new UsageLedger({ profile: undefined }, (w) => warnings.push(w), dir, { keepOpen: true });
+    ledger.record(result(), 'complete', 'm');
+    await new Promise((resolve) => setImmediate(resolve));
+    ledger.record(result(), 'complete', 'm');
+    ledger.close();
+    expect(warnings).toEqual([
+      `warning: this request is not in the usage ledger: cannot write to ${ledgerPath(dir)}: it is a directory (EISDIR) (turn the ledger off: gatechat config set ledger false)`,
+    ]);
   });
 
   it('a ledger that cannot be written: one warning naming the file and how to turn it off, the answer unharmed', () => {
