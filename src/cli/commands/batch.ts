@@ -323,6 +323,8 @@ async function runWithOutput(
       onProgress: (counts) => progress.update(counts),
       budget,
     });
+    // The last lines out before the summary line on stderr.
+    sink.close();
     progress.finish(summary);
     return summary.exitCode;
   } finally {
