@@ -1,5 +1,5 @@
 import { ExitCode, GatechatError } from '../exit-codes.js';
-import type { Api, ChatEvent, RequestOptions, Termination } from '../protocol/events.js';
+import type { Api, ChatEvent, RequestOptions, SseMessage, Termination } from '../protocol/events.js';
 import { protocolFor, type Protocol, type ProtocolDecoder } from '../protocol/index.js';
 import { headerCost } from '../protocol/cost.js';
 import { describeErrorBody } from '../protocol/error-body.js';
@@ -187,15 +187,21 @@ async function* decodeStream(
   onEvent?: (event: ChatEvent) => void,
 ): AsyncGenerator<ChatEvent, Termination, void> {
   const pending: ChatEvent[] = [];
+  let current: SseMessage | null = null;
+  // The decoder's events go straight here (no array per message).
+  const sink = {
+    push(event: ChatEvent): void {
+      // The error line holds the gateway's message in short; -v shows the whole event.
+      if (event.type === 'error') log?.(`< error event: ${current!.data}`);
+      if (onEvent) onEvent(redactError(event, secrets));
+      else pushCoalesced(pending, redactError(event, secrets));
+    },
+  };
   const reader = new SseReader((message) => {
     // Anything after the end marker (a trailing [DONE], a proxy's footer) is not part of the answer.
     if (decoder.ended) return;
-    for (const event of decoder.push(message)) {
-      // The error line holds the gateway's message in short; -v shows the whole event.
-      if (event.type === 'error') log?.(`< error event: ${message.data}`);
-      if (onEvent) onEvent(redactError(event, secrets));
-      else pushCoalesced(pending, redactError(event, secrets));
-    }
+    current = message;
+    decoder.pushTo(message, sink);
   });
   let logged = 0;
   const flushWarnings = (): void => {

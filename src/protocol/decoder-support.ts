@@ -1,4 +1,4 @@
-import type { ChatEvent, SseMessage, StreamDecoder, Termination } from './events.js';
+import type { ChatEvent, EventSink, SseMessage, StreamDecoder, Termination } from './events.js';
 import { describeStreamError } from './error-body.js';
 import { isRecord, type JsonObject } from './json.js';
 
@@ -69,6 +69,10 @@ export abstract class DecoderBase implements ProtocolDecoder {
   }
 
   abstract push(message: SseMessage): ChatEvent[];
+
+  pushTo(message: SseMessage, sink: EventSink): void {
+    for (const event of this.push(message)) sink.push(event);
+  }
   abstract finish(): { events: ChatEvent[]; termination: Termination };
 }
 

@@ -69,9 +69,19 @@ export interface SseMessage {
 }
 
 /** Stateful decoder for one streamed response. Pure: no I/O, no timers. */
+/** Where a decoder puts the events it makes: an array, or a caller's handler with an array's push. */
+export interface EventSink {
+  push(event: ChatEvent): unknown;
+}
+
 export interface StreamDecoder {
   /** Feed one SSE message; returns the events it produced (possibly none). */
   push(message: SseMessage): ChatEvent[];
+  /**
+   * push() into the caller's sink: no array per message (a batch decodes tens of thousands of them).
+   * The same events in the same order as push().
+   */
+  pushTo(message: SseMessage, sink: EventSink): void;
   /** True once the end marker ([DONE] / message_stop) was seen: the client can stop reading. */
   readonly ended: boolean;
   /** The body reached a clean EOF (or the end marker): flush pending state and say how it ended. */

@@ -1,5 +1,5 @@
 import { chatCacheTokens, usageCost } from './cost.js';
-import type { ChatEvent, SseMessage, Termination } from './events.js';
+import type { ChatEvent, EventSink, SseMessage, Termination } from './events.js';
 import { DecoderBase, errorEvent, objectData, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
@@ -18,21 +18,29 @@ class ChatDecoder extends DecoderBase {
   #finishRaw: string | null = null;
 
   push(message: SseMessage): ChatEvent[] {
+    const events: ChatEvent[] = [];
+    this.pushTo(message, events);
+    return events;
+  }
+
+  override pushTo(message: SseMessage, events: EventSink): void {
     // Once [DONE] arrived the client stops reading; anything after it is not part of the answer.
-    if (this.isEnded) return [];
+    if (this.isEnded) return;
     const data = message.data.trim();
     if (data === '[DONE]') {
       this.isEnded = true;
-      return this.#flushTools();
+      for (const event of this.#flushTools()) events.push(event);
+      return;
     }
     if (message.event === 'error') {
       this.sawError = true;
       const parsed = tryParseJson(message.data);
-      return [errorEvent(parsed.ok ? parsed.value : message.data)];
+      events.push(errorEvent(parsed.ok ? parsed.value : message.data));
+      return;
     }
-    if (data === '') return [];
+    if (data === '') return;
     const chunk = objectData(message, this.warningLog);
-    return chunk ? this.#chunk(chunk) : [];
+    if (chunk) this.#chunk(chunk, events);
   }
 
   finish(): { events: ChatEvent[]; termination: Termination } {
@@ -47,8 +55,7 @@ class ChatDecoder extends DecoderBase {
     return 'truncated';
   }
 
-  #chunk(chunk: JsonObject): ChatEvent[] {
-    const events: ChatEvent[] = [];
+  #chunk(chunk: JsonObject, events: EventSink): void {
     const model = nonEmptyString(chunk.model);
     if (model !== null && !this.sawModel) {
       this.sawModel = true;
@@ -66,10 +73,9 @@ class ChatDecoder extends DecoderBase {
     }
     // Usage may ride on any chunk (also `choices: []`); a later `usage: null` must not erase it.
     if (isRecord(chunk.usage)) events.push(usageEvent(chunk.usage));
-    return events;
   }
 
-  #choice(choice: JsonObject, events: ChatEvent[]): void {
+  #choice(choice: JsonObject, events: EventSink): void {
     const delta = choice.delta;
     if (isRecord(delta)) {
       pushContent(delta, events);
@@ -139,7 +145,7 @@ export function usageEvent(usage: JsonObject): ChatEvent {
  * Reasoning and text from a stream `delta` or a non-stream `message` (same fields): reasoning arrives
  * as `reasoning_content` (DeepSeek, xAI) or `reasoning` (OpenRouter, Cerebras); explicit nulls are skipped.
  */
-export function pushContent(part: JsonObject, events: ChatEvent[]): void {
+export function pushContent(part: JsonObject, events: EventSink): void {
   // Each field read once, without a list of keys to loop over: this runs for every event of a stream.
   const reasoningContent = part.reasoning_content;
   if (typeof reasoningContent === 'string' && reasoningContent !== '') events.push({ type: 'reasoning', delta: reasoningContent });

@@ -39,7 +39,8 @@ export function replayChunks(api: Api, chunks: Iterable<Uint8Array>): Replay {
   const events: ChatEvent[] = [];
   const parser = createParser({
     onEvent(e) {
-      events.push(...decoder.push({ event: e.event, data: e.data }));
+      // pushTo, as the client decodes (push() is built on it for Chat Completions, tested on its own).
+      decoder.pushTo({ event: e.event, data: e.data }, events);
     },
   });
   const text = new TextDecoder();
