@@ -32,40 +32,62 @@ export interface RawLine {
 /** A prompt may be as large as piped stdin may (SPEC §1); a longer line is malformed, not buffered. */
 export const MAX_LINE_CHARS = 8 * 1024 * 1024;
 
+/** Splits decoded chunks into RawLines, synchronously: what readLines() and BatchLineReader share. */
+class LineSplitter {
+  // Stryker disable next-line StringLiteral: StringDecoder('') is UTF-8 too (the default)
+  readonly #decoder = new StringDecoder('utf8');
+  #pending = '';
+  #tooLong = false;
+  #number = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  /** The whole lines this chunk ends, in order. */
+  feed(chunk: Buffer | string, out: RawLine[]): void {
+    const text = typeof chunk === 'string' ? chunk : this.#decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      const piece = text.slice(start, nl);
+      start = nl + 1;
+      out.push(this.#take(this.#pending ? this.#pending + piece : piece));
+      this.#pending = '';
+    }
+    if (!this.#tooLong) this.#pending += text.slice(start);
+    if (this.#pending.length > this.maxChars) {
+      this.#tooLong = true;
+      // Stryker disable next-line StringLiteral: only frees the memory; a too-long line's text is never used (take() gives '')
+      this.#pending = '';
+    }
+  }
+
+  /** The input ended: its last line if it had no newline. */
+  end(out: RawLine[]): void {
+    this.#pending += this.#decoder.end();
+    if (this.#pending || this.#tooLong) out.push(this.#take(this.#pending));
+  }
+
+  #take(text: string): RawLine {
+    this.#number++;
+    const line = { number: this.#number, text: this.#tooLong ? '' : text.endsWith('\r') ? text.slice(0, -1) : text, tooLong: this.#tooLong };
+    this.#tooLong = false;
+    return line;
+  }
+}
+
 /**
  * Lines of a stream, pulled one chunk at a time (backpressure comes free: nothing is read ahead of
  * the consumer), so a 100 000-line file costs the memory of one chunk and one line.
  */
 export async function* readLines(input: AsyncIterable<Buffer | string>, maxChars = MAX_LINE_CHARS): AsyncGenerator<RawLine> {
-  // Stryker disable next-line StringLiteral: StringDecoder('') is UTF-8 too (the default)
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
-  let tooLong = false;
-  let number = 0;
-  const take = (text: string): RawLine => {
-    number++;
-    const line = { number, text: tooLong ? '' : text.endsWith('\r') ? text.slice(0, -1) : text, tooLong };
-    tooLong = false;
-    return line;
-  };
+  const splitter = new LineSplitter(maxChars);
+  const lines: RawLine[] = [];
   for await (const chunk of input) {
-    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      const piece = text.slice(start, nl);
-      start = nl + 1;
-      yield take(pending ? pending + piece : piece);
-      pending = '';
-    }
-    if (!tooLong) pending += text.slice(start);
-    if (pending.length > maxChars) {
-      tooLong = true;
-      // Stryker disable next-line StringLiteral: only frees the memory; a too-long line's text is never used (take() gives '')
-      pending = '';
-    }
+    splitter.feed(chunk, lines);
+    for (const line of lines) yield line;
+    lines.length = 0;
   }
-  pending += decoder.end();
-  if (pending || tooLong) yield take(pending);
+  splitter.end(lines);
+  yield* lines;
 }
 
 const FIELDS = ['id', 'prompt', 'system', 'model', 'temperature', 'max_tokens', 'attach', 'schema', 'options'] as const;
@@ -233,19 +255,84 @@ export class DuplicateIds {
   }
 }
 
+/** parseBatchLine(), and a repeated explicit id made an invalid line (the later one). */
+function parseUnique(raw: RawLine, ids: DuplicateIds): ParsedLine {
+  const parsed = parseBatchLine(raw);
+  if (parsed.kind === 'item') {
+    const earlier = ids.check(parsed.item);
+    if (earlier !== null) return { kind: 'invalid', line: parsed.item.line, id: parsed.item.id, message: `id ${JSON.stringify(parsed.item.id)} repeats line ${earlier}` };
+  }
+  return parsed;
+}
+
 /** Parses lines and turns a repeated explicit id into an invalid line (the later one). */
 export async function* parseBatchLines(lines: AsyncIterable<RawLine>): AsyncGenerator<ParsedLine> {
   const ids = new DuplicateIds();
-  for await (const raw of lines) {
-    const parsed = parseBatchLine(raw);
-    if (parsed.kind === 'item') {
-      const earlier = ids.check(parsed.item);
-      if (earlier !== null) {
-        yield { kind: 'invalid', line: parsed.item.line, id: parsed.item.id, message: `id ${JSON.stringify(parsed.item.id)} repeats line ${earlier}` };
-        continue;
-      }
+  for await (const raw of lines) yield parseUnique(raw, ids);
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+
+/**
+ * parseBatchLines(readLines(input)) without two async generator levels per line: the lines of a chunk
+ * already read are taken synchronously (take()), and next() reads on only when none is left — one read
+ * at a time, however many callers wait for it. Each line is parsed when it is taken. A batch's workers
+ * took every line through a generator step per level and a wrapper promise, a visible share of its
+ * promise jobs per prompt.
+ */
+export class BatchLineReader implements AsyncIterableIterator<ParsedLine> {
+  readonly #input: AsyncIterator<Buffer | string>;
+  readonly #splitter: LineSplitter;
+  readonly #ids = new DuplicateIds();
+  #lines: RawLine[] = [];
+  #head = 0;
+  #ended = false;
+  #reading: Promise<void> | null = null;
+
+  constructor(input: AsyncIterable<Buffer | string>, maxChars = MAX_LINE_CHARS) {
+    this.#input = input[Symbol.asyncIterator]();
+    this.#splitter = new LineSplitter(maxChars);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** The next line if one was read already, else undefined (next() reads on). */
+  take(): ParsedLine | undefined {
+    if (this.#head >= this.#lines.length) return undefined;
+    const raw = this.#lines[this.#head++]!;
+    if (this.#head === this.#lines.length) {
+      this.#lines = [];
+      this.#head = 0;
     }
-    yield parsed;
+    return parseUnique(raw, this.#ids);
+  }
+
+  next(): Promise<IteratorResult<ParsedLine>> {
+    const line = this.take();
+    if (line !== undefined) return Promise.resolve({ value: line, done: false });
+    if (this.#ended) return Promise.resolve(DONE);
+    this.#reading ??= this.#read();
+    return this.#reading.then(() => this.next());
+  }
+
+  async #read(): Promise<void> {
+    try {
+      const step = await this.#input.next();
+      if (step.done) {
+        this.#ended = true;
+        this.#splitter.end(this.#lines);
+      } else {
+        this.#splitter.feed(step.value, this.#lines);
+      }
+    } catch (error) {
+      // As from a generator that threw: this caller gets the error, later ones the end.
+      this.#ended = true;
+      throw error;
+    } finally {
+      this.#reading = null;
+    }
   }
 }
 
@@ -262,12 +349,22 @@ export interface InputCheck {
  * time. `problemOf` adds the checks that depend on settings (e.g. no model anywhere).
  */
 export async function checkBatchInput(
-  lines: AsyncIterable<RawLine>,
+  lines: AsyncIterable<RawLine> | BatchLineReader,
   problemOf: (item: BatchItem) => string | null | Promise<string | null>,
 ): Promise<InputCheck> {
   const check: InputCheck = { items: 0, invalid: 0 };
-  for await (const parsed of parseBatchLines(lines)) {
-    const problem = parsed.kind === 'invalid' ? parsed.message : parsed.kind === 'item' ? await problemOf(parsed.item) : null;
+  const reader = lines instanceof BatchLineReader ? lines : null;
+  const source = reader ?? parseBatchLines(lines as AsyncIterable<RawLine>);
+  for (;;) {
+    // The lines of a chunk already read without a wait each (BatchLineReader.take).
+    let parsed = reader?.take();
+    if (parsed === undefined) {
+      const step = await source.next();
+      if (step.done) break;
+      parsed = step.value;
+    }
+    const found = parsed.kind === 'invalid' ? parsed.message : parsed.kind === 'item' ? problemOf(parsed.item) : null;
+    const problem = found instanceof Promise ? await found : found;
     if (problem !== null) {
       check.invalid++;
       check.first ??= { line: parsed.kind === 'item' ? parsed.item.line : parsed.line, message: problem };

@@ -1,7 +1,7 @@
 import { ExitCode, UsageError, type ExitCodeValue } from '../exit-codes.js';
 import type { ChatEvent } from '../protocol/events.js';
 import type { BatchItem, ParsedLine } from './batch-input.js';
-import { idKey } from './batch-input.js';
+import { BatchLineReader, idKey } from './batch-input.js';
 import type { Budget, BudgetError } from './budget.js';
 import type { TurnOutcome, TurnStatus } from './types.js';
 
@@ -79,6 +79,7 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
   let firstFailure: { line: number; id: string | number; code: ExitCodeValue; message: string } | null = null;
   let firstInvalid: { line: number; id: string | number; message: string } | null = null;
   const source = options.lines[Symbol.asyncIterator]();
+  const take = source instanceof BatchLineReader ? () => source.take() : null;
   const { signal } = options;
   const nextLine = unlessAborted(signal);
 
@@ -119,9 +120,13 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
       // Checked before a line is taken: a line never read is answered by the rerun that resumes.
       budgetStop ??= options.budget?.reached() ?? null;
       if (budgetStop) return;
-      const next = await nextLine.wait(source.next());
-      if (next === null || next.done || signal.aborted) return;
-      const parsed = next.value;
+      // A line already read is taken at once (BatchLineReader); only a line still to be read is waited for.
+      let parsed = take?.();
+      if (parsed === undefined) {
+        const next = await nextLine.wait(source.next());
+        if (next === null || next.done || signal.aborted) return;
+        parsed = next.value;
+      }
       if (parsed.kind === 'blank') continue;
       if (parsed.kind === 'invalid') {
         await record(parsed);

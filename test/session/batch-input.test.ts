@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkBatchInput, parseBatchLine, parseBatchLines, readLines, type RawLine } from '../../src/session/batch-input.js';
+import { BatchLineReader, checkBatchInput, parseBatchLine, parseBatchLines, readLines, type ParsedLine, type RawLine } from '../../src/session/batch-input.js';
 import { readResumeState } from '../../src/session/batch-resume.js';
 
 async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
@@ -167,5 +167,58 @@ describe('readResumeState', () => {
   it('refuses a directory as the output file', async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatechat-resume-'));
     await expect(readResumeState(dir)).rejects.toThrow(`--output: ${dir} is not a regular file`);
+  });
+});
+
+describe('BatchLineReader: parseBatchLines(readLines()) with a line already read taken at once', () => {
+  const lines = ['"a"', '{"id":"x","prompt":"b"}', '', '{"id":"x","prompt":"c"}', 'not json', '{"id":1,"prompt":"d"}', '"é ü"'];
+  const bytes = Buffer.from(`${lines.join('\r\n')}\n"last, no newline"`, 'utf8');
+
+  it('gives what parseBatchLines(readLines()) gives, whatever the chunk boundaries, through next() and take() alike', async () => {
+    const expected = await collect(parseBatchLines(readLines(chunks([bytes]))));
+    expect(expected).toHaveLength(8);
+    for (let cut = 1; cut < bytes.length; cut += 3) {
+      const parts = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      expect(await collect(new BatchLineReader(chunks(parts))), `cut at ${cut}`).toEqual(expected);
+      // Taking what is there before each next(), as the batch's workers do.
+      const reader = new BatchLineReader(chunks(parts));
+      const taken: ParsedLine[] = [];
+      for (;;) {
+        const ready = reader.take();
+        if (ready !== undefined) {
+          taken.push(ready);
+          continue;
+        }
+        const step = await reader.next();
+        if (step.done) break;
+        taken.push(step.value);
+      }
+      expect(taken, `cut at ${cut}, take()`).toEqual(expected);
+    }
+  });
+
+  it('callers waiting at once share one read and get the lines in order, each once; then the end', async () => {
+    const reader = new BatchLineReader(chunks(['"a"\n"b"\n', '"c"\n']));
+    expect(reader.take()).toBeUndefined();
+    const steps = await Promise.all([reader.next(), reader.next(), reader.next(), reader.next(), reader.next()]);
+    expect(steps.map((step) => (step.done ? 'end' : step.value.kind === 'item' ? step.value.item.prompt : step.value.kind))).toEqual(['a', 'b', 'c', 'end', 'end']);
+  });
+
+  it('a failing input rejects the read that met it; after it the lines end', async () => {
+    async function* failing() {
+      yield '"a"\n';
+      throw new Error('EIO');
+    }
+    const reader = new BatchLineReader(failing());
+    expect((await reader.next()).value).toMatchObject({ kind: 'item', item: { prompt: 'a' } });
+    await expect(reader.next()).rejects.toThrow('EIO');
+    expect(await reader.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it('checkBatchInput reads it as it reads raw lines', async () => {
+    const text = ['"a"', '{"id":"x","prompt":"b"}', '{"id":"x","prompt":"c"}', '', '{"prompt":"d","model":"m"}'].join('\n');
+    const problem = (item: { model?: string }) => (item.model ? null : 'no model');
+    expect(await checkBatchInput(new BatchLineReader(chunks([text])), problem)).toEqual(await checkBatchInput(readLines(chunks([text])), problem));
+    expect(await checkBatchInput(new BatchLineReader(chunks([text])), async () => null)).toEqual({ items: 3, invalid: 1, first: { line: 3, message: 'id "x" repeats line 2' } });
   });
 });

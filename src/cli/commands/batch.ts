@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { ExitCode, UsageError, type ExitCodeValue } from '../../exit-codes.js';
 import { openConfigStore } from '../../config/store.js';
 import type { ConfigFile } from '../../config/keys.js';
-import { checkBatchInput, parseBatchLines, readLines } from '../../session/batch-input.js';
+import { BatchLineReader, checkBatchInput } from '../../session/batch-input.js';
 import { readResumeState, type ResumeState } from '../../session/batch-resume.js';
 import { drain, runBatch } from '../../session/batch.js';
 import { openAttachRoot } from '../../session/attach-root.js';
@@ -167,7 +167,7 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
   let total: number | null = null;
   if (kind === 'file') {
     // Every line checked before anything is sent, streaming: the file is read twice, never held.
-    const check = await checkBatchInput(readLines(openInput(options.input, io)), (item) => lines.check(item));
+    const check = await checkBatchInput(new BatchLineReader(openInput(options.input, io)), (item) => lines.check(item));
     if (check.first) {
       const more = check.invalid > 1 ? ` (and ${check.invalid - 1} more malformed line${check.invalid > 2 ? 's' : ''})` : '';
       throw new UsageError(`batch: ${options.input} line ${check.first.line}: ${check.first.message}${more}; nothing was sent`);
@@ -277,7 +277,7 @@ async function runWithOutput(
   };
   try {
     const summary = await runBatch({
-      lines: parseBatchLines(readLines(openInput(options.input, io))),
+      lines: new BatchLineReader(openInput(options.input, io)),
       skip: resume.complete,
       concurrency: options.concurrency,
       precheck: (item) => lines.problemOf(item),
