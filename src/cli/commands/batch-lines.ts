@@ -115,10 +115,17 @@ export class BatchLines {
     return null;
   }
 
-  /** The first pass over a file: everything prepare() would refuse, found before anything is sent. */
-  async check(item: BatchItem): Promise<string | null> {
+  /**
+   * The first pass over a file: everything prepare() would refuse, found before anything is sent. A
+   * promise only when the line names files to read (most lines name none: no async step for them).
+   */
+  check(item: BatchItem): string | null | Promise<string | null> {
     const problem = this.problemOf(item);
     if (problem !== null || (item.attach === undefined && item.schema === undefined)) return problem;
+    return this.checkReading(item);
+  }
+
+  private async checkReading(item: BatchItem): Promise<string | null> {
     try {
       // The attachments are read and let go: the second pass reads them again when the line is sent.
       await this.prepare(item);
@@ -129,8 +136,17 @@ export class BatchLines {
     }
   }
 
-  /** Throws UsageError for an attachment or schema that cannot be used: the line is then invalid. */
-  async prepare(item: BatchItem): Promise<PreparedLine> {
+  /**
+   * Throws UsageError for an attachment or schema that cannot be used: the line is then invalid. A
+   * promise only when the line has its own attachments or schema to read.
+   */
+  prepare(item: BatchItem): PreparedLine | Promise<PreparedLine> {
+    if (item.attach !== undefined || item.schema !== undefined) return this.prepareReading(item);
+    checkAttachmentLimits(this.sharedAttachments, item.prompt);
+    return { settings: this.settingsFor(item), attachments: this.sharedAttachments, answerSchema: this.sharedSchema };
+  }
+
+  private async prepareReading(item: BatchItem): Promise<PreparedLine> {
     const own = item.attach ? await readAttachments(item.attach, { warn: this.warn }) : [];
     const attachments = own.length ? [...this.sharedAttachments, ...own] : this.sharedAttachments;
     checkAttachmentLimits(attachments, item.prompt);

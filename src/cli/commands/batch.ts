@@ -283,7 +283,8 @@ async function runWithOutput(
       precheck: (item) => lines.problemOf(item),
       // A promise of the outcome, not a generator of events: nobody looks at a batch line's events.
       async send(item, signal) {
-        const { settings, attachments, answerSchema } = await lines.prepare(item);
+        const prepared = lines.prepare(item);
+        const { settings, attachments, answerSchema } = prepared instanceof Promise ? await prepared : prepared;
         const conversation = openConversation({
           conn,
           settings: lineSessionSettings(item, settings),
