@@ -32,38 +32,54 @@ export interface RawLine {
 /** A prompt may be as large as piped stdin may (SPEC §1); a longer line is malformed, not buffered. */
 export const MAX_LINE_CHARS = 8 * 1024 * 1024;
 
-/** Splits decoded chunks into RawLines, synchronously: what readLines() and BatchLineReader share. */
+/**
+ * Splits decoded chunks into RawLines, synchronously and one line at a time (a chunk's lines are not
+ * made ahead of their reader: they would outlive scavenges): what readLines() and BatchLineReader share.
+ */
 class LineSplitter {
   // Stryker disable next-line StringLiteral: StringDecoder('') is UTF-8 too (the default)
   readonly #decoder = new StringDecoder('utf8');
+  /** The chunk being split, and where its next line starts. */
+  #text = '';
+  #start = 0;
   #pending = '';
   #tooLong = false;
   #number = 0;
 
   constructor(private readonly maxChars: number) {}
 
-  /** The whole lines this chunk ends, in order. */
-  feed(chunk: Buffer | string, out: RawLine[]): void {
-    const text = typeof chunk === 'string' ? chunk : this.#decoder.write(chunk);
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      const piece = text.slice(start, nl);
-      start = nl + 1;
-      out.push(this.#take(this.#pending ? this.#pending + piece : piece));
-      this.#pending = '';
+  /** The next chunk; the previous one was split to its end (next() gave undefined). */
+  feed(chunk: Buffer | string): void {
+    this.#text = typeof chunk === 'string' ? chunk : this.#decoder.write(chunk);
+    this.#start = 0;
+  }
+
+  /** The chunk's next whole line, else undefined (its rest waits for the next chunk's start). */
+  next(): RawLine | undefined {
+    const text = this.#text;
+    const nl = text.indexOf('\n', this.#start);
+    if (nl < 0) {
+      if (!this.#tooLong) this.#pending += text.slice(this.#start);
+      if (this.#pending.length > this.maxChars) {
+        this.#tooLong = true;
+        // Stryker disable next-line StringLiteral: only frees the memory; a too-long line's text is never used (take() gives '')
+        this.#pending = '';
+      }
+      this.#text = '';
+      this.#start = 0;
+      return undefined;
     }
-    if (!this.#tooLong) this.#pending += text.slice(start);
-    if (this.#pending.length > this.maxChars) {
-      this.#tooLong = true;
-      // Stryker disable next-line StringLiteral: only frees the memory; a too-long line's text is never used (take() gives '')
-      this.#pending = '';
-    }
+    const piece = text.slice(this.#start, nl);
+    this.#start = nl + 1;
+    const line = this.#take(this.#pending ? this.#pending + piece : piece);
+    this.#pending = '';
+    return line;
   }
 
   /** The input ended: its last line if it had no newline. */
-  end(out: RawLine[]): void {
+  end(): RawLine | undefined {
     this.#pending += this.#decoder.end();
-    if (this.#pending || this.#tooLong) out.push(this.#take(this.#pending));
+    return this.#pending || this.#tooLong ? this.#take(this.#pending) : undefined;
   }
 
   #take(text: string): RawLine {
@@ -80,14 +96,12 @@ class LineSplitter {
  */
 export async function* readLines(input: AsyncIterable<Buffer | string>, maxChars = MAX_LINE_CHARS): AsyncGenerator<RawLine> {
   const splitter = new LineSplitter(maxChars);
-  const lines: RawLine[] = [];
   for await (const chunk of input) {
-    splitter.feed(chunk, lines);
-    for (const line of lines) yield line;
-    lines.length = 0;
+    splitter.feed(chunk);
+    for (let line = splitter.next(); line !== undefined; line = splitter.next()) yield line;
   }
-  splitter.end(lines);
-  yield* lines;
+  const last = splitter.end();
+  if (last) yield last;
 }
 
 const FIELDS = ['id', 'prompt', 'system', 'model', 'temperature', 'max_tokens', 'attach', 'schema', 'options'] as const;
@@ -276,7 +290,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, 
 /**
  * parseBatchLines(readLines(input)) without two async generator levels per line: the lines of a chunk
  * already read are taken synchronously (take()), and next() reads on only when none is left — one read
- * at a time, however many callers wait for it. Each line is parsed when it is taken. A batch's workers
+ * at a time, however many callers wait for it. Each line is split and parsed when it is taken. A batch's workers
  * took every line through a generator step per level and a wrapper promise, a visible share of its
  * promise jobs per prompt.
  */
@@ -284,8 +298,8 @@ export class BatchLineReader implements AsyncIterableIterator<ParsedLine> {
   readonly #input: AsyncIterator<Buffer | string>;
   readonly #splitter: LineSplitter;
   readonly #ids = new DuplicateIds();
-  #lines: RawLine[] = [];
-  #head = 0;
+  /** The input's last line when it had no newline, once the input ended. */
+  #last: RawLine | undefined;
   #ended = false;
   #reading: Promise<void> | null = null;
 
@@ -298,15 +312,14 @@ export class BatchLineReader implements AsyncIterableIterator<ParsedLine> {
     return this;
   }
 
-  /** The next line if one was read already, else undefined (next() reads on). */
+  /** The next line if its chunk was read already, else undefined (next() reads on). */
   take(): ParsedLine | undefined {
-    if (this.#head >= this.#lines.length) return undefined;
-    const raw = this.#lines[this.#head++]!;
-    if (this.#head === this.#lines.length) {
-      this.#lines = [];
-      this.#head = 0;
+    let raw = this.#splitter.next();
+    if (raw === undefined && this.#last !== undefined) {
+      raw = this.#last;
+      this.#last = undefined;
     }
-    return parseUnique(raw, this.#ids);
+    return raw === undefined ? undefined : parseUnique(raw, this.#ids);
   }
 
   next(): Promise<IteratorResult<ParsedLine>> {
@@ -322,9 +335,9 @@ export class BatchLineReader implements AsyncIterableIterator<ParsedLine> {
       const step = await this.#input.next();
       if (step.done) {
         this.#ended = true;
-        this.#splitter.end(this.#lines);
+        this.#last = this.#splitter.end();
       } else {
-        this.#splitter.feed(step.value, this.#lines);
+        this.#splitter.feed(step.value);
       }
     } catch (error) {
       // As from a generator that threw: this caller gets the error, later ones the end.
