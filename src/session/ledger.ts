@@ -134,6 +134,15 @@ export class UsageLedger {
     this.warn(`warning: this request is not in the usage ledger: ${cause} (turn the ledger off: gatechat config set ledger false)`);
   }
 
+  /**
+   * Writes the records waiting for the end of this turn now. A batch calls it before an output line
+   * reaches its --output file: a line there is skipped on a rerun, so its request's record must be
+   * in the ledger first, or a kill -9 between the two would lose that cost for good.
+   */
+  flush(): void {
+    this.#flush();
+  }
+
   /** Writes what this turn recorded, then lets the descriptor go. */
   close(): void {
     this.#flush();

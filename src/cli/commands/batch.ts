@@ -311,6 +311,9 @@ async function runWithOutput(
       },
       write: (record) => {
         heapCheck();
+        // The line's ledger record first (see UsageLedger.flush): an output file is what a rerun trusts.
+        // stdout's lines wait for the end of the turn (streamSink), after the ledger's own flush.
+        if (options.output) ledger?.flush();
         try {
           // A promise only when stdout's reader is behind (see BatchSink): no async level per line.
           return sink.write(record)?.catch(outputFailed);
@@ -324,7 +327,8 @@ async function runWithOutput(
       onProgress: (counts) => progress.update(counts),
       budget,
     });
-    // The last lines out before the summary line on stderr.
+    // The last lines out before the summary line on stderr, their ledger records before them.
+    ledger?.flush();
     sink.close();
     progress.finish(summary);
     return summary.exitCode;
@@ -332,8 +336,8 @@ async function runWithOutput(
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
     io.stdout.off('error', onStdoutError);
-    sink.close();
     ledger?.close();
+    sink.close();
     pool.close();
     await runner?.close();
   }
