@@ -68,12 +68,12 @@ export interface SseMessage {
   data: string;
 }
 
-/** Stateful decoder for one streamed response. Pure: no I/O, no timers. */
 /** Where a decoder puts the events it makes: an array, or a caller's handler with an array's push. */
 export interface EventSink {
   push(event: ChatEvent): unknown;
 }
 
+/** Stateful decoder for one streamed response. Pure: no I/O, no timers. */
 export interface StreamDecoder {
   /** Feed one SSE message; returns the events it produced (possibly none). */
   push(message: SseMessage): ChatEvent[];
