@@ -57,6 +57,9 @@ export function tuneV8ForStreaming(): void {
     // Optimise JavaScript ten times later than V8's defaults: a one-shot answer ends before its hot
     // loop would pay back TurboFan/Maglev compiles (piped 2000-token answer, peak RSS: Node 20 64 → 60,
     // Node 22 64 → 58, Node 24 75 → 70 MiB; CPU equal or lower). A 100k-token stream still tiers up.
+    // Node 24, from the response headers to exit (docs/benchmarks.md, "Node 24"): 29.5 → 24.8 ms,
+    // worker-thread CPU 7.7 → 3.4 ms. Later still (Maglev at 20000) or earlier (1000, 400), no Maglev,
+    // or Sparkplug off the worker threads (24's default is on them) measured equal or worse.
     // Stryker disable next-line LogicalOperator,ArrayDeclaration: V8 flags tune memory/tiering only; no test can observe them
     ...(TIER_UP_LATER[major] ?? []),
   ];
