@@ -285,6 +285,11 @@ export async function* parseBatchLines(lines: AsyncIterable<RawLine>): AsyncGene
   for await (const raw of lines) yield parseUnique(raw, ids);
 }
 
+/** Parsed lines, and where the source can, the next one already read without a wait (BatchLineReader). */
+export interface ParsedLineSource extends AsyncIterable<ParsedLine> {
+  take?(): ParsedLine | undefined;
+}
+
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
 
 /**
@@ -294,7 +299,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, 
  * took every line through a generator step per level and a wrapper promise, a visible share of its
  * promise jobs per prompt.
  */
-export class BatchLineReader implements AsyncIterableIterator<ParsedLine> {
+export class BatchLineReader implements AsyncIterableIterator<ParsedLine>, ParsedLineSource {
   readonly #input: AsyncIterator<Buffer | string>;
   readonly #splitter: LineSplitter;
   readonly #ids = new DuplicateIds();

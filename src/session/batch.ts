@@ -1,7 +1,7 @@
 import { ExitCode, UsageError, type ExitCodeValue } from '../exit-codes.js';
 import type { ChatEvent } from '../protocol/events.js';
-import type { BatchItem, ParsedLine } from './batch-input.js';
-import { BatchLineReader, idKey } from './batch-input.js';
+import type { BatchItem, ParsedLine, ParsedLineSource } from './batch-input.js';
+import { idKey } from './batch-input.js';
 import type { Budget, BudgetError } from './budget.js';
 import type { TurnOutcome, TurnStatus } from './types.js';
 
@@ -42,7 +42,7 @@ export interface BatchSummary extends BatchCounts {
 }
 
 export interface BatchRunOptions {
-  lines: AsyncIterable<ParsedLine>;
+  lines: ParsedLineSource;
   /** Ids (by idKey) complete in an earlier run. */
   skip: ReadonlySet<string>;
   /** Lines in progress at once; the limiter below decides how many are actually sent. */
@@ -79,7 +79,8 @@ export async function runBatch(options: BatchRunOptions): Promise<BatchSummary> 
   let firstFailure: { line: number; id: string | number; code: ExitCodeValue; message: string } | null = null;
   let firstInvalid: { line: number; id: string | number; message: string } | null = null;
   const source = options.lines[Symbol.asyncIterator]();
-  const take = source instanceof BatchLineReader ? () => source.take() : null;
+  const { lines } = options;
+  const take = lines.take ? () => lines.take!() : null;
   const { signal } = options;
   const nextLine = unlessAborted(signal);
 
