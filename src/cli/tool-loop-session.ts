@@ -59,7 +59,7 @@ export function runOneShotTools(
   const { stderr } = options;
   const sessionAllowed = new Set<string>();
   const ask = options.ask ?? (options.terminal ? terminalAsk(options.terminal, stderr) : undefined);
-  const say = options.say ?? ((line: string): void => void stderr.write(`${line}\n`));
+  const say = options.say ?? ((line: string): void => void stderr.writeLine(line));
   return runToolLoop(conversation, first, signal, {
     runner: options.runner,
     maxSteps: options.flags.maxSteps,

@@ -5,7 +5,7 @@
  * `guardStream()` alone makes, so a renderer or a stream added later cannot skip the decision.
  */
 import type { OutputSink } from './output.js';
-import { TerminalSanitizer } from './terminal-text.js';
+import { sanitizeForTerminal, TerminalSanitizer } from './terminal-text.js';
 
 declare const decided: unique symbol;
 
@@ -20,6 +20,12 @@ export interface GuardedStream extends OutputSink {
    * so it cannot swallow what the next writer puts on the same stream.
    */
   settle(): void;
+  /**
+   * One whole line (a tool's call or outcome, a diagnostic): a run of pieces still open ends first, and
+   * the line is sanitised whole, so a sequence it leaves open (`ESC ]` at its end) cannot hold back the
+   * lines written after it, as it would if it were written as a piece.
+   */
+  writeLine(line: string): boolean;
 }
 
 class Guarded implements OutputSink {
@@ -44,6 +50,11 @@ class Guarded implements OutputSink {
 
   settle(): void {
     this.sanitizer?.end();
+  }
+
+  writeLine(line: string): boolean {
+    this.settle();
+    return this.stream.write(`${this.terminal ? sanitizeForTerminal(line) : line}\n`);
   }
 
   once(event: 'drain' | 'close', listener: () => void): this {
