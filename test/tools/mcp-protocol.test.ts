@@ -163,4 +163,14 @@ describe('stdio MCP client', () => {
     expect(unknown.tools()).toEqual([]);
     await unknown.close();
   });
+
+  it("a server's reason for not starting is cut to one short line (100 KB of it reaches neither stderr nor the failures)", async () => {
+    const { runner, stderr } = await open({ PROTOCOL_VERSION: `v${'9'.repeat(100 * 1024)}` });
+    const reason = runner.failures[0]!.reason;
+    expect(reason.startsWith("Server's protocol version is not supported: v999")).toBe(true);
+    expect(reason.endsWith('…')).toBe(true);
+    expect(reason.length).toBeLessThanOrEqual(201);
+    expect(stderr()).toBe(`gatechat: MCP server p did not start (${reason}); its tools are left out (-v shows its stderr)\n`);
+    await runner.close();
+  });
 });

@@ -33,6 +33,8 @@ export interface McpRunner extends ToolRunner {
 
 /** The loop bounds a call itself (--tool-timeout through the signal); the clients' own 60 s must not. */
 const NO_CLIENT_TIMEOUT = 2 ** 31 - 1;
+/** How much of a server's reason for not starting is shown. */
+const MAX_REASON_CHARS = 200;
 
 interface Connection {
   server: McpServerConfig;
@@ -94,7 +96,10 @@ async function start(server: McpServerConfig, options: McpRunnerOptions, launch:
     // Left out, so stopped now (a stdio server that failed to answer, or to list its tools).
     if (client && transport) await stopConnection({ client, transport, pid }, launch);
     const tail = launched?.stderrTail().trim() ?? '';
-    const message = (error as Error).message.split('\n')[0] ?? String(error);
+    // One short line: the text is the server's (an error's message, a version it sent) and would reach
+    // stderr and the run's failures whole, however long the server made it.
+    const line = (error as Error).message.split('\n')[0] ?? String(error);
+    const message = line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS)}…` : line;
     // Time that ran out after the first page is the list's, however quickly each page came.
     const reason = /Request timed out|took longer than/.test(message) ? (cursors.size > 0 ? unfinishedList : `no answer within ${ms / 1000} s`) : message;
     throw Object.assign(new Error(reason), { stderrTail: tail });
