@@ -239,4 +239,4 @@ function runWithCodeCache(entry) {
   load(entry);
 }
 
-module.exports = { runWithCodeCache };
+module.exports = { runWithCodeCache, CHUNK_HEAD };

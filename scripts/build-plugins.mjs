@@ -20,8 +20,10 @@ export const BUILTIN_NAMESPACE = 'gatechat.builtin-namespace';
  * internal modules) — the shim's namespace is never copied. A default import gets that namespace,
  * which serves the same names. node:timers/promises: only a retry waits (~0.5 ms to load).
  * node:v8 (~0.35 ms with heap_utils and promise_hooks): its flags are set once a direct request is sent
- * (src/transport/dispatchers.ts), so it loads then, not with the one-shot chunk. node:os (~0.2 ms): a
- * one-shot needs only the home directory, which src/config/home.ts reads from $HOME where it can.
+ * (src/transport/dispatchers.ts), so it loads then, not with the one-shot chunk. node:os (~0.2 ms): the
+ * home directory is read from $HOME where it can (src/config/home.ts), so only a conversation's lock
+ * (its hostname, storage/file-lock.ts) loads it: a run that saves nothing (--no-save, --dry-run,
+ * `gatechat tools`) never does.
  */
 const builtinsOnFirstUse = new Set(['node:crypto', 'node:zlib', 'node:util', 'node:timers/promises', 'node:v8', 'node:os']);
 

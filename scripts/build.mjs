@@ -5,7 +5,7 @@
 import { build } from 'esbuild';
 import { rollup } from '@rollup/wasm-node';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILTIN_NAMESPACE, builtinsByRequire, inkWithoutTopLevelAwait, undiciTrimmed } from './build-plugins.mjs';
@@ -111,8 +111,8 @@ function layerOf(id, { getModuleInfo }) {
   }
   return layers.get(id);
 }
-/** What every chunk starts and ends with (see `banner` below); bin/code-cache.js checks the head. */
-const CHUNK_HEAD = '(W=>typeof arguments=="object"?W.apply(this,arguments):W)(function (exports, require, module, __filename, __dirname) {';
+/** What every chunk starts with (see `banner` below): bin/code-cache.js's, which checks for it. */
+const { CHUNK_HEAD } = createRequire(import.meta.url)('../bin/code-cache.js');
 const CHUNK_TAIL = '})';
 const rolled = await rollup({
   input: { main: entry },
