@@ -34,6 +34,11 @@ export interface Io {
   stderr: NodeJS.WriteStream;
 }
 
+/** Is stdin a terminal — asked of wholeStdin where there is one, so the stream is not built for it. */
+export function stdinIsTerminal(io: Io): boolean {
+  return Boolean((io.wholeStdin ?? io.stdin).isTTY);
+}
+
 /** flag → environment → profile → config → defaults (SPEC §3). */
 export async function loadSettings(flags: ChatFlags, isolated = false): Promise<Settings> {
   if (isolated) return resolveSettings({ flags, env: {}, file: {} });
@@ -238,7 +243,7 @@ export async function readMessage(options: ChatModeOptions, promptArgs: string[]
     },
     warn: diagnostics(io, false).warn, commands: true, fetchUrl: urlFetcher(conn, diagnostics(io, options.verbose).log) });
   const stdin = io.wholeStdin ?? io.stdin;
-  const readStdin = options.readStdin && !stdin.isTTY;
+  const readStdin = options.readStdin && !stdinIsTerminal(io);
   const read = (args: string[], allowEmpty: boolean) => readPromptInput({ stdin, args, readStdin, onSilent: silentStdinHint(io), allowEmpty });
   const template = options.template;
   const prompt = template?.loaded

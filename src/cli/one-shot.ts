@@ -8,7 +8,7 @@ import { createDocumentRenderer } from '../render/document.js';
 import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, readMessage, type Io } from './context.js';
+import { openSession, readMessage, stdinIsTerminal, type Io } from './context.js';
 import { describeRequest } from './dry-run.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
@@ -103,8 +103,8 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
       jsonl: options.output === 'jsonl' ? stdout : undefined,
       // SPEC §15: a terminal's user approves each call: on stderr when stdin and stderr are terminals,
       // in the live view when stdout is one too (it owns the keyboard then). No keys: --allow decides.
-      terminal: (io.wholeStdin ?? io.stdin).isTTY && io.stderr.isTTY && !liveView ? (io.stdin as NodeJS.ReadStream) : undefined,
-      ask: liveView && (io.wholeStdin ?? io.stdin).isTTY ? (call, source) => viewTools!.ask(call, source) : undefined,
+      terminal: stdinIsTerminal(io) && io.stderr.isTTY && !liveView ? (io.stdin as NodeJS.ReadStream) : undefined,
+      ask: liveView && stdinIsTerminal(io) ? (call, source) => viewTools!.ask(call, source) : undefined,
       say: liveView ? (line) => (viewTools ? viewTools.say(line) : void stderr.write(`${line}\n`)) : undefined,
       quiet: options.quiet,
       verbose: options.verbose,
