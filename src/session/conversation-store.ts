@@ -8,6 +8,7 @@ import { appendOwnRecord, createOwnFile, ensurePrivateDir, readOwnFile } from '.
 import { lockFile, type FileLock } from '../storage/file-lock.js';
 import { errnoOf, isStorageFailure, storageError, StorageError } from '../storage/storage-error.js';
 import { BlobStore } from './blob-store.js';
+import { isoTimestamp } from './timestamp.js';
 import { HistoryIndex } from './history-index.js';
 import { parseConversation, type ParsedConversation } from './conversation-parse.js';
 import {
@@ -78,7 +79,7 @@ export class ConversationStore {
     }
     for (let attempt = 0; ; attempt++) {
       const cid = newCid();
-      const record: MetaRecord = { type: 'meta', v: 1, cid, created: new Date().toISOString(), ...settings };
+      const record: MetaRecord = { type: 'meta', v: 1, cid, created: isoTimestamp(), ...settings };
       try {
         // Stryker disable next-line ObjectLiteral,BooleanLiteral: durable is an fsync, which only a power loss would show
         createOwnFile(this.file(cid), `${JSON.stringify(record)}\n`, { durable: true });
@@ -101,7 +102,7 @@ export class ConversationStore {
     options: { retry?: boolean; supersedes?: string; keep?: boolean; settings?: SavedSettings; attachments?: readonly Attachment[]; toolResults?: ToolResultEntry[] } = {},
   ): string {
     const turn = randomBytes(6).toString('base64url');
-    const record: UserRecord = { type: 'user', turn, ts: new Date().toISOString(), content };
+    const record: UserRecord = { type: 'user', turn, ts: isoTimestamp(), content };
     if (options.attachments?.length) record.attachments = options.attachments.map((a) => this.storeAttachment(a));
     if (options.retry) record.retry = true;
     if (options.retry && options.supersedes !== undefined) record.supersedes = options.supersedes;
@@ -150,12 +151,12 @@ export class ConversationStore {
 
   /** Appends a piece of the answer being streamed; the final appendAssistant() carries the rest. */
   appendAnswerPart(cid: string, content: string, turn?: string): void {
-    this.append(cid, { type: 'answer_part', ...(turn !== undefined ? { turn } : {}), ts: new Date().toISOString(), content } satisfies AnswerPartRecord);
+    this.append(cid, { type: 'answer_part', ...(turn !== undefined ? { turn } : {}), ts: isoTimestamp(), content } satisfies AnswerPartRecord);
   }
 
   /** `--title` (SPEC §17): names the conversation from now on (`history list` shows it, `history list TEXT` finds it). */
   appendTitle(cid: string, title: string): void {
-    this.append(cid, { type: 'title', ts: new Date().toISOString(), title } satisfies TitleRecord);
+    this.append(cid, { type: 'title', ts: isoTimestamp(), title } satisfies TitleRecord);
   }
 
   /**
@@ -163,14 +164,14 @@ export class ConversationStore {
    * on. Appended like every record (one write, under the file's lock); the turns stay.
    */
   appendSummary(cid: string, record: Omit<SummaryRecord, 'type' | 'ts'>): void {
-    this.append(cid, { type: 'summary', ts: new Date().toISOString(), ...record } satisfies SummaryRecord);
+    this.append(cid, { type: 'summary', ts: isoTimestamp(), ...record } satisfies SummaryRecord);
   }
 
   /** Called when the turn ends, whatever the status; `record.turn` names the prompt it answers. */
   appendAssistant(cid: string, record: AssistantInput): void {
     // `type` first (then the turn id): a record glued to a torn fragment is found by its start.
     const { turn, ...rest } = record;
-    this.append(cid, { type: 'assistant', ...(turn !== undefined ? { turn } : {}), ...rest, ts: record.ts ?? new Date().toISOString() } satisfies AssistantRecord);
+    this.append(cid, { type: 'assistant', ...(turn !== undefined ? { turn } : {}), ...rest, ts: record.ts ?? isoTimestamp() } satisfies AssistantRecord);
   }
 
   load(cid: string): LoadedConversation {
@@ -323,7 +324,7 @@ export class ConversationStore {
     } catch (error) {
       throw storageError(error, 'cannot save the conversation in', this.root, SAVE_HINT);
     }
-    const named: TitleRecord = { type: 'title', ts: new Date().toISOString(), title: title(records) };
+    const named: TitleRecord = { type: 'title', ts: isoTimestamp(), title: title(records) };
     for (let attempt = 0; ; attempt++) {
       const copy = newCid();
       const { type: _type, v: _v, cid: _cid, created: _created, ...settings } = meta;
@@ -472,6 +473,6 @@ export class ConversationStore {
 
 /** `20261122-153012-a1b2`: UTC date and time (sorts by creation, whatever the time zone), 4 hex digits. */
 export function newCid(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const stamp = isoTimestamp(now).replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${randomBytes(2).toString('hex')}`;
 }

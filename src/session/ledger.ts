@@ -4,6 +4,7 @@ import type { CostSource } from '../protocol/cost.js';
 import { appendOwnRecord, ensurePrivateDir, OwnLogAppender } from '../storage/own-files.js';
 import { storageError } from '../storage/storage-error.js';
 import { dataDir } from './paths.js';
+import { isoTimestamp } from './timestamp.js';
 import type { TurnStatus } from './types.js';
 
 // SPEC §16: one line per request in `usage.jsonl` in the data dir — what was spent, never what was said.
@@ -50,7 +51,7 @@ export function ledgerLine(result: ChatResult, status: TurnStatus, requested: st
   // Optional fields assigned after the others (the same key order as spreading them in), without an
   // object per spread: this runs for every line of a batch.
   const line: LedgerLine = {
-    ts: now.toISOString(),
+    ts: isoTimestamp(now),
     profile: tags.profile ?? null,
     model: result.model ?? requested,
     api: result.api,

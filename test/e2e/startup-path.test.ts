@@ -210,6 +210,29 @@ Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, 
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
   });
 
+  it('a piped one-shot that saves its conversation stamps its records without loading the local time zone', async () => {
+    // V8 loads the time zone (ICU reads /etc/localtime) at a process's first Date#toISOString, though its
+    // text is UTC: ~0.3 ms of every one-shot, for the ledger line and the conversation's records.
+    const hookFile = join(user.home, 'record-iso.cjs');
+    const log = join(user.home, 'iso.log');
+    writeFileSync(
+      hookFile,
+      `const toISOString = Date.prototype.toISOString;
+Date.prototype.toISOString = function () { require('node:fs').appendFileSync(process.env.GATECHAT_TEST_ISO_LOG, new Error().stack.split('\\n')[2] + '\\n'); return toISOString.call(this); };`,
+    );
+    const run = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'echo', 'stamped'], {
+      env: { ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_ISO_LOG: log },
+      stdin: '',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('stamped\n');
+    expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
+    // The records are stamped all the same: the ledger line and the conversation's, in toISOString's form.
+    const ledger = readFileSync(join(user.dataDir, 'usage.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { ts: string });
+    expect(ledger.at(-1)!.ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(ledger.at(-1)!.ts) - Date.now())).toBeLessThan(60_000);
+  });
+
   it('--version through the shim loads nothing of the bundle', async () => {
     const run = await loadsOf(['--version']);
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
