@@ -205,6 +205,8 @@ function runWithCodeCache(entry) {
   const atRequest = (cacheFile) => cacheFile;
   /** Set when the caches of a run that sends are written at its exit, with V8's flags put back. */
   let restoreAtExit = null;
+  /** V8's flags changed: from then on a cache V8 makes is stamped with their hash, which no start has. */
+  let flagsChanged = false;
 
   // V8 stamps a cache with its flags and rejects it under others. gatechat sets flags for streaming at
   // its first request (src/transport/v8-flags.ts, which says which and how to put them back). Where
@@ -213,6 +215,7 @@ function runWithCodeCache(entry) {
   // what start-up compiled is saved now: every chunk without a cache made by a run that sent, an
   // accepted exit-time one included (V8 writes what it read back together with what this run compiled).
   process.once('gatechat:before-v8-flags', (change) => {
+    flagsChanged = true;
     if (scripts.length === 0) return;
     // Made before trying the flags: where they cannot be put back, V8 stamps anything made after with
     // the changed hash. Thrown away where they can (a first run only: later ones find their cache).
@@ -228,12 +231,15 @@ function runWithCodeCache(entry) {
       try {
         const v8 = require('node:v8');
         for (const flag of restoreAtExit.change.defaults) v8.setFlagsFromString(flag);
-        if (sameFlagHash(restoreAtExit.probeData)) save(() => true, atRequest);
+        if (sameFlagHash(restoreAtExit.probeData)) flagsChanged = false;
       } catch {
         // The caches stay as they were: the next run that sends tries again.
       }
+      if (!flagsChanged) save(() => true, atRequest);
     }
-    save((entry) => !entry.accepted, exitFile);
+    // With the flags still changed (a flag set apart from the announced ones), whatever is written now
+    // would be rejected by every start, and written again by every run.
+    if (!flagsChanged) save((entry) => !entry.accepted, exitFile);
   });
 
   load(entry);

@@ -41,9 +41,18 @@ export interface V8FlagChange {
 
 let applied = false;
 
-/** Once per process, before undici compiles its HTTP parser (it does so on the first connection). */
-export function tuneV8ForStreaming(): void {
-  if (applied) return;
+/**
+ * Once per process, before undici compiles its HTTP parser (it does so on the first connection).
+ * `more`: flags a command sets at the same moment, put back at exit the same way (a batch's heap sizing:
+ * set apart, they changed the flag hash again and no cache could be written that a start accepts).
+ * Given after the flags were set, they are set at once, and the caches of that run are not written.
+ */
+export function tuneV8ForStreaming(more?: V8FlagChange): void {
+  if (applied) {
+    // Stryker disable next-line StringLiteral: V8 flags tune memory/tiering only; no test can observe them
+    for (const flag of more?.set ?? []) setFlagsFromString(flag);
+    return;
+  }
   applied = true;
   const major = process.versions.node.split('.')[0];
   const flags = [
@@ -65,8 +74,13 @@ export function tuneV8ForStreaming(): void {
   ];
   // V8 rejects a code cache made under other flags: bin/code-cache.js saves what start-up compiled now,
   // or, when putting the defaults back restores the flag hash, at exit.
-  const change: V8FlagChange = { set: flags, defaults: DEFAULTS[major] ?? [] };
+  const known = DEFAULTS[major] ?? [];
+  const change: V8FlagChange = {
+    set: [...flags, ...(more?.set ?? [])],
+    // Unknown for this line: none at all, so code-cache.js saves what start-up compiled before the change.
+    defaults: known.length > 0 ? [...known, ...(more?.defaults ?? [])] : [],
+  };
   (process as NodeJS.EventEmitter).emit('gatechat:before-v8-flags', change);
   // Stryker disable next-line StringLiteral: V8 flags tune memory/tiering only; no test can observe them
-  for (const flag of flags) setFlagsFromString(flag);
+  for (const flag of change.set) setFlagsFromString(flag);
 }

@@ -121,6 +121,29 @@ describe('the code cache', () => {
     for (const [name, file] of after) expect(file.mtimeMs, name).toBe(settled.get(name)!.mtimeMs);
   });
 
+  it('a batch (its heap flags, undici) writes its cache once and uses it, not rewritten, from then on', async () => {
+    // A batch changes V8's heap flags and so its flag hash: every chunk or built-in loaded after that was
+    // compiled from source, and a cache written under the changed hash was rejected at the next start,
+    // compiled from source and written again at every run.
+    const dir = join(ctx.user.home, 'cache-batch');
+    const input = join(ctx.user.home, 'cache-batch.jsonl');
+    writeFileSync(input, '"one"\n"two"\n"three"\n');
+    const batch = () => runCli(['batch', input, '--base-url', ctx.base, '-m', 'echo'], { env: { ...ctx.user.env(), GATECHAT_CACHE_DIR: dir } });
+    const first = await batch();
+    expect(first.code, first.stderr).toBe(0);
+    const written = cacheFiles(dir);
+    // Every chunk the batch loaded, undici's included (loaded at its first request).
+    expect([...written.keys()].some((name) => /[\\/]undici-route-[\w-]{8}\.cjs\.v8$/.test(name))).toBe(true);
+    const second = await batch();
+    expect(second.code, second.stderr).toBe(0);
+    // Lines come out as they finish: the same lines, in any order.
+    const lines = (out: string) => out.split('\n').sort();
+    expect(lines(second.stdout)).toEqual(lines(first.stdout));
+    const after = cacheFiles(dir);
+    expect([...after.keys()].sort()).toEqual([...written.keys()].sort());
+    for (const [name, file] of after) expect(file.mtimeMs, name).toBe(written.get(name)!.mtimeMs);
+  });
+
   it('compiles each chunk from the text as read, not from a wrapped second copy of it', async () => {
     // Wrapping a chunk's source in the CommonJS function at run time made V8 flatten a second copy of
     // every chunk in the young generation (scavenges before the request): each chunk is its own wrapper.

@@ -23,6 +23,7 @@ import { openRunTools } from '../run-tools.js';
 import { ConversationStore } from '../../session/conversation-store.js';
 import { dataDir } from '../../session/paths.js';
 import { ConnectionPool, plainHttpWarning } from '../../transport/http.js';
+import { tuneV8ForStreaming } from '../../transport/v8-flags.js';
 import { createBatchProgress, fileSink, streamSink, type BatchSink } from '../../render/batch.js';
 import { connectionFrom, rememberFacts, resolveApiKey, type Io } from '../context.js';
 import { sanitizeForTerminal } from '../../render/terminal-text.js';
@@ -62,12 +63,24 @@ function openInput(input: string, io: Io): AsyncIterable<Buffer | string> {
  * docs/benchmarks.md: 100 000 lines 72–73 → 66.4–68.9 MiB locally, remote 68–70.5 → 63.5–66 MiB),
  * with about twice the mark-compacts and no CPU change beyond the noise. Read each time V8 checks its
  * limits, so setting it here works too.
+ *
+ * Any flag set at run time changes V8's flag hash, under which it accepts a code cache: a chunk or a
+ * built-in loaded after the change is compiled from source (src/transport/v8-flags.ts). So these are set
+ * once all a batch loads is loaded (undici too, which its first request would load), before the input is
+ * read, together with the streaming flags of that first request, and put back with them at exit by
+ * bin/code-cache.js. Set apart at the start, every batch run compiled undici, the batch's chunks and
+ * Node's fs streams from source and wrote ~0.7 MB of caches at exit that the next start rejected again
+ * (docs/benchmarks.md, issue 19).
  */
-function keepHeapFlat(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--heap-growing-percent=20');
-  // Stryker disable next-line StringLiteral: a V8 memory flag; no test can observe it
-  setFlagsFromString('--incremental-marking-hard-trigger=40');
+async function keepHeapFlat(): Promise<void> {
+  await import('../../transport/undici-route.js');
+  tuneV8ForStreaming({
+    // Stryker disable next-line ArrayDeclaration,StringLiteral: V8 memory flags; no test can observe them
+    set: ['--semi-space-growth-factor=1', '--heap-growing-percent=20', '--incremental-marking-hard-trigger=40'],
+    // V8's defaults (node --v8-options), so that the flag hash can be put back at exit.
+    // Stryker disable next-line ArrayDeclaration,StringLiteral: as above; a wrong default only costs the cache at exit
+    defaults: ['--semi-space-growth-factor=2', '--heap-growing-percent=0', '--incremental-marking-hard-trigger=0'],
+  });
 }
 
 /**
@@ -147,7 +160,6 @@ function lockOutput(path: string): { lock: FileLock | null; warning?: string } {
 
 /** `gatechat batch <file|->` (SPEC §13). Returns the exit code. */
 export async function runBatchCommand(options: BatchOptions, io: Io): Promise<number> {
-  keepHeapFlat();
   const { chat } = options;
   const env = process.env;
   const file: ConfigFile = await openConfigStore().snapshot();
@@ -164,10 +176,13 @@ export async function runBatchCommand(options: BatchOptions, io: Io): Promise<nu
     throw new UsageError('--output: the same file as the input; the answers would be appended to the prompts');
   }
   if (kind === 'stdin' && io.stdin.isTTY) throw new UsageError('batch -: stdin is a terminal; pipe JSONL into it or pass a file');
+  // Made before the heap flags (a file's read stream loads Node's fs streams), read after them.
+  const checked = kind === 'file' ? new BatchLineReader(openInput(options.input, io)) : null;
+  await keepHeapFlat();
   let total: number | null = null;
-  if (kind === 'file') {
+  if (checked) {
     // Every line checked before anything is sent, streaming: the file is read twice, never held.
-    const check = await checkBatchInput(new BatchLineReader(openInput(options.input, io)), (item) => lines.check(item));
+    const check = await checkBatchInput(checked, (item) => lines.check(item));
     if (check.first) {
       const more = check.invalid > 1 ? ` (and ${check.invalid - 1} more malformed line${check.invalid > 2 ? 's' : ''})` : '';
       throw new UsageError(`batch: ${options.input} line ${check.first.line}: ${check.first.message}${more}; nothing was sent`);
