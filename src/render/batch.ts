@@ -19,28 +19,47 @@ export function batchLine(record: BatchRecord): string {
 }
 
 export interface BatchSink {
-  /** A promise only when the line has to wait (stdout's reader is behind); else written when it returns. */
+  /** A promise only when the line has to wait (stdout's reader is behind); else written when it returns (or gathered, see fileSink). */
   write(record: BatchRecord): Promise<void> | void;
+  /** Writes the lines gathered so far (fileSink with gatherBytes); close() does too. */
+  flush?(): void;
   close(): void;
 }
 
 /**
- * `--output`: appended, never rewritten; each line is one write() of the whole line, so a crash
- * leaves at most a torn last line, which the next run ignores after starting a fresh line. A line
- * that cannot be written whole (disk full) is one clear error, never a silent tear. Created 0600,
- * like every file gatechat makes (answers can be private); an existing file keeps its mode.
+ * `--output`: appended, never rewritten; each write() holds whole lines, so a crash leaves at most a
+ * torn last line, which the next run ignores after starting a fresh line. A line that cannot be
+ * written whole (disk full) is one clear error, never a silent tear. Created 0600, like every file
+ * gatechat makes (answers can be private); an existing file keeps its mode.
+ *
+ * Each line is written as it comes, unless `gatherBytes` is set: then lines are gathered and written
+ * together once that many characters wait, and at flush() and close(). A remote batch's results come
+ * thousands at once and are on the gateway until it says they are collected: there, one write per line
+ * made a Buffer per line (garbage outside the heap until a mark-compact) and a system call per line.
  */
-export function fileSink(path: string, endsMidLine: boolean): BatchSink {
+export function fileSink(path: string, endsMidLine: boolean, gatherBytes = 0): BatchSink {
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, PRIVATE_FILE_MODE);
   let closed = false;
-  const append = (text: string): void => {
+  let gathered = '';
+  /** Gathered lines are encoded into this one buffer, grown when a gathering is larger. */
+  let encoded: Buffer | null = null;
+  const writeBytes = (bytes: Buffer): void => {
     // A line finished after close (a worker cancelled by a failure) must not reach a reused descriptor.
     if (closed) throw new Error('the batch output is closed');
     try {
-      writeRecord(fd, Buffer.from(text), path);
+      writeRecord(fd, bytes, path);
     } catch (error) {
       throw storageError(error, 'cannot write the batch output', path);
     }
+  };
+  const append = (text: string): void => writeBytes(Buffer.from(text));
+  const flush = (): void => {
+    if (gathered === '') return;
+    const text = gathered;
+    gathered = '';
+    const bytes = Buffer.byteLength(text);
+    if (!encoded || encoded.length < bytes) encoded = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * gatherBytes));
+    writeBytes(encoded.subarray(0, encoded.write(text)));
   };
   try {
     if (endsMidLine) append('\n');
@@ -50,12 +69,20 @@ export function fileSink(path: string, endsMidLine: boolean): BatchSink {
   }
   return {
     write(record) {
-      append(batchLine(record));
+      if (gatherBytes <= 0) return append(batchLine(record));
+      if (closed) throw new Error('the batch output is closed');
+      gathered += batchLine(record);
+      if (gathered.length >= gatherBytes) flush();
     },
+    flush,
     close() {
       if (closed) return;
-      closed = true;
-      closeSync(fd);
+      try {
+        flush();
+      } finally {
+        closed = true;
+        closeSync(fd);
+      }
     },
   };
 }

@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { batchLine, streamSink } from '../../src/render/batch.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { batchLine, fileSink, streamSink } from '../../src/render/batch.js';
 import type { BatchRecord } from '../../src/session/batch.js';
 
 const invalid = (line: number): BatchRecord => ({ kind: 'invalid', line, id: line, message: 'not JSON' });
@@ -65,5 +68,55 @@ describe('streamSink (batch to stdout): the lines of one turn as one write', () 
     release();
     await turn();
     expect(writes.join('')).toBe(batchLine(invalid(1)) + batchLine(invalid(2)) + batchLine(invalid(3)));
+  });
+});
+
+describe('fileSink with gatherBytes (a remote batch\'s results): lines gathered, written whole', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatechat-sink-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  const fresh = () => join(dir, `out-${++n}.jsonl`);
+  const onDisk = (path: string) => readFileSync(path, 'utf8');
+  const withId = (id: string): BatchRecord => ({ kind: 'invalid', line: 1, id, message: 'not JSON' });
+
+  it('without it each line is on disk when write() returns', () => {
+    const path = fresh();
+    const sink = fileSink(path, false);
+    sink.write(invalid(1));
+    expect(onDisk(path)).toBe(batchLine(invalid(1)));
+    sink.close();
+  });
+
+  it('keeps lines until that many characters wait, then writes them at once; flush() and close() write the rest', () => {
+    const path = fresh();
+    const line = batchLine(invalid(1));
+    const sink = fileSink(path, false, line.length * 3);
+    sink.write(invalid(1));
+    sink.write(invalid(2));
+    expect(onDisk(path)).toBe('');
+    sink.write(invalid(3));
+    expect(onDisk(path)).toBe(batchLine(invalid(1)) + batchLine(invalid(2)) + batchLine(invalid(3)));
+    sink.write(invalid(4));
+    sink.flush!();
+    expect(onDisk(path)).toBe([1, 2, 3, 4].map((i) => batchLine(invalid(i))).join(''));
+    sink.write(invalid(5));
+    sink.close();
+    expect(onDisk(path)).toBe([1, 2, 3, 4, 5].map((i) => batchLine(invalid(i))).join(''));
+    expect(() => sink.write(invalid(6))).toThrow(/closed/);
+  });
+
+  it('writes the same bytes as line by line, multi-byte text larger than its buffer included', () => {
+    const records = [withId('é'.repeat(10)), withId('日本'.repeat(400)), withId('plain'), withId('🙂'.repeat(300))];
+    const [byLine, gathered] = [fresh(), fresh()];
+    const a = fileSink(byLine, true);
+    const b = fileSink(gathered, true, 64);
+    for (const record of records) {
+      a.write(record);
+      b.write(record);
+    }
+    a.close();
+    b.close();
+    expect(onDisk(gathered)).toBe(onDisk(byLine));
+    expect(onDisk(gathered)).toBe('\n' + records.map(batchLine).join(''));
   });
 });
