@@ -38,6 +38,12 @@ const POLL_MAX_MS = 60_000;
 const MAX_POLL_FAILURES = 10;
 /** A result line may hold a long answer (a local batch takes up to 64 MiB of one). */
 const MAX_RESULT_LINE = 64 * 1024 * 1024;
+/**
+ * Result lines are written to --output this many characters at a time: they come thousands at once
+ * and stay on the gateway until the batch is saved as collected (after a flush), so a run stopped
+ * before writes them again (render/batch.ts fileSink says what one write per line cost).
+ */
+const RESULT_GATHER_CHARS = 64 * 1024;
 
 const RERUN_HINT = 'rerun the same command to collect the results';
 
@@ -164,7 +170,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     state = null;
   }
   const resume = await readResumeState(output);
-  const sink = openOutput(output, resume.endsMidLine);
+  const sink = openOutput(output, resume.endsMidLine, RESULT_GATHER_CHARS);
 
   const live = Boolean(io.stderr.isTTY) && process.env.TERM !== 'dumb';
   const progress = createRemoteProgress(io.stderr, live);
@@ -186,6 +192,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     tally.counts.skipped = await countComplete(requests, resume.complete);
     const limits = BATCH_LIMITS[api];
     const planned = await planBatches(sizesWithin(requests.sizes(from, resume.complete), limits.bytes - ENVELOPE_BYTES, controller.signal), limits);
+    stopOptimizing();
     const resuming = state !== null;
     for (const plan of planned) {
       state ??= { version: 1, api, base_url: conn.baseUrl, input, output_offset: fileSize(output), batches: [] };
@@ -225,6 +232,21 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     signals.dispose();
     sink.close();
   }
+}
+
+/**
+ * Once the input is planned, V8 optimises no further function. Planning builds every line's request
+ * (the run's hottest code, optimised there); what follows is the same code again (uploads), polling,
+ * and JSON.parse/JSON.stringify of the results (built-ins) around a little code per line. Those later
+ * TurboFan compiles were mostly functions deoptimised and compiled again, and the results loop
+ * compiled on stack (~2 MiB of compiler zone alone): each runs on one of V8's worker threads, whose
+ * malloc arena keeps its high-water mark. Measured (docs/benchmarks.md, issue 19, 100 000 lines, chat):
+ * peak RSS 64.7–66.6 → 60.3–61.9 MiB with client CPU lower, not higher (the compiles were CPU too).
+ * Already optimised functions stay so.
+ */
+function stopOptimizing(): void {
+  // Stryker disable next-line StringLiteral: a V8 flag; no test can observe it
+  setFlagsFromString('--no-turbofan');
 }
 
 /** A request larger than a whole batch may be can never be sent: refused (exit 2) before anything is. */
@@ -333,6 +355,8 @@ async function collect(run: Run, saved: SavedBatch, view: RemoteBatch, collectin
     if (written(item)) continue;
     await write(item, { status: 'error', error: why, result: emptyResult(api), timings: { firstTokenMs: null, totalMs: 0 } });
   }
+  // Every line of the batch is in the output before it is saved as collected.
+  collecting.sink.flush?.();
 }
 
 function emptyResult(api: Api): TurnOutcome['result'] {
