@@ -35,7 +35,7 @@ export interface BatchSink {
  * Each line is written as it comes, unless `gatherBytes` is set: then lines are gathered and written
  * together once that many characters wait, and at flush() and close(). A remote batch's results come
  * thousands at once and are on the gateway until it says they are collected: there, one write per line
- * made a Buffer per line (garbage outside the heap until a mark-compact) and a system call per line.
+ * made a Buffer per line (garbage outside the heap until a GC) and a system call per line.
  */
 export function fileSink(path: string, endsMidLine: boolean, gatherBytes = 0): BatchSink {
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, PRIVATE_FILE_MODE);

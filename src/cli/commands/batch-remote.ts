@@ -241,8 +241,8 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
  * TurboFan compiles were mostly functions deoptimised and compiled again, and the results loop
  * compiled on stack (~2 MiB of compiler zone alone): each runs on one of V8's worker threads, whose
  * malloc arena keeps its high-water mark. Measured (docs/benchmarks.md, issue 19, 100 000 lines, chat):
- * peak RSS 64.7–66.6 → 60.3–61.9 MiB with client CPU lower, not higher (the compiles were CPU too).
- * Already optimised functions stay so.
+ * peak RSS 63.8–66.6 → 60.3–61.9 MiB (with the gathered result writes), client CPU lower, not higher
+ * (the compiles were CPU too). Already optimised functions stay so.
  */
 function stopOptimizing(): void {
   // Stryker disable next-line StringLiteral: a V8 flag; no test can observe it
