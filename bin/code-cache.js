@@ -221,8 +221,12 @@ function runWithCodeCache(entry) {
     // the changed hash. Thrown away where they can (a first run only: later ones find their cache).
     const made = new Map(scripts.map(({ script }) => [script, script.createCachedData()]));
     const probeData = flagsCanBeRestored(change);
-    if (probeData) restoreAtExit = { change, probeData };
-    else save(() => true, atRequest, made);
+    // A batch (`replaceable`) writes only chunks with no usable cache, as the kind a run that answers one
+    // prompt replaces: the first `.v8` of a chunk is kept for good, and a batch that ran first after an
+    // install would otherwise decide what every later one-shot finds compiled.
+    const kind = change.replaceable ? { pick: (entry) => !entry.accepted, name: exitFile } : { pick: () => true, name: atRequest };
+    if (probeData) restoreAtExit = { change, probeData, kind };
+    else save(kind.pick, kind.name, made);
   });
   // At exit, a run that never sent (or loaded a chunk after its first request) saves the chunks that
   // had no usable cache at all.
@@ -235,7 +239,7 @@ function runWithCodeCache(entry) {
       } catch {
         // The caches stay as they were: the next run that sends tries again.
       }
-      if (!flagsChanged) save(() => true, atRequest);
+      if (!flagsChanged) save(restoreAtExit.kind.pick, restoreAtExit.kind.name);
     }
     // With the flags still changed (a flag set apart from the announced ones), whatever is written now
     // would be rejected by every start, and written again by every run.

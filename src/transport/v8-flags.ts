@@ -37,6 +37,12 @@ export interface V8FlagChange {
   set: string[];
   /** Setting these afterwards puts each back to its default (empty when not known for this line). */
   defaults: string[];
+  /**
+   * This run's caches are the kind a run that answers one prompt replaces (`.exit.v8`, bin/code-cache.js):
+   * a batch compiles its own view of the chunks it shares with a one-shot, and the first `.v8` written for
+   * a chunk is kept for good.
+   */
+  replaceable?: boolean;
 }
 
 let applied = false;
@@ -79,6 +85,7 @@ export function tuneV8ForStreaming(more?: V8FlagChange): void {
     set: [...flags, ...(more?.set ?? [])],
     // Unknown for this line: none at all, so code-cache.js saves what start-up compiled before the change.
     defaults: known.length > 0 ? [...known, ...(more?.defaults ?? [])] : [],
+    replaceable: more?.replaceable === true,
   };
   (process as NodeJS.EventEmitter).emit('gatechat:before-v8-flags', change);
   // Stryker disable next-line StringLiteral: V8 flags tune memory/tiering only; no test can observe them

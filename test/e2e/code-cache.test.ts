@@ -133,7 +133,8 @@ describe('the code cache', () => {
     expect(first.code, first.stderr).toBe(0);
     const written = cacheFiles(dir);
     // Every chunk the batch loaded, undici's included (loaded at its first request).
-    expect([...written.keys()].some((name) => /[\\/]undici-route-[\w-]{8}\.cjs\.v8$/.test(name))).toBe(true);
+    // (As the kind a run that answers one prompt replaces: see the next test.)
+    expect([...written.keys()].some((name) => /[\\/]undici-route-[\w-]{8}\.cjs\.exit\.v8$/.test(name))).toBe(true);
     const second = await batch();
     expect(second.code, second.stderr).toBe(0);
     // Lines come out as they finish: the same lines, in any order.
@@ -142,6 +143,26 @@ describe('the code cache', () => {
     const after = cacheFiles(dir);
     expect([...after.keys()].sort()).toEqual([...written.keys()].sort());
     for (const [name, file] of after) expect(file.mtimeMs, name).toBe(written.get(name)!.mtimeMs);
+  });
+
+  it('a batch run first does not decide the caches of the chunks a one-shot shares with it', async () => {
+    // A chunk's `.v8` cache, once accepted, is never written again. A batch that ran first after an install
+    // wrote its own view of the main and one-shot chunks there (what a batch compiled, not a streamed
+    // answer's decoding and output), and every later one-shot compiled the rest from source at each start.
+    const dir = join(ctx.user.home, 'cache-batch-first');
+    const input = join(ctx.user.home, 'cache-batch-first.jsonl');
+    writeFileSync(input, '"one"\n');
+    const batch = await runCli(['batch', input, '--base-url', ctx.base, '-m', 'echo'], { env: { ...ctx.user.env(), GATECHAT_CACHE_DIR: dir } });
+    expect(batch.code, batch.stderr).toBe(0);
+    const afterBatch = cacheFiles(dir);
+    const oneShotChunk = /[\\/]one-shot-[\w-]{8}\.cjs\.v8$/;
+    // The batch cached the one-shot chunk (it answers through it), but only as the kind a run that sends replaces.
+    expect([...afterBatch.keys()].some((name) => /[\\/]one-shot-[\w-]{8}\.cjs\.exit\.v8$/.test(name))).toBe(true);
+    expect([...afterBatch.keys()].some((name) => oneShotChunk.test(name))).toBe(false);
+    const run = await oneShot(dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(LOREM_20);
+    expect([...cacheFiles(dir).keys()].some((name) => oneShotChunk.test(name))).toBe(true);
   });
 
   it('compiles each chunk from the text as read, not from a wrapped second copy of it', async () => {
