@@ -224,7 +224,7 @@ function runWithCodeCache(entry) {
     // A batch (`replaceable`) writes only chunks with no usable cache, as the kind a run that answers one
     // prompt replaces: the first `.v8` of a chunk is kept for good, and a batch that ran first after an
     // install would otherwise decide what every later one-shot finds compiled.
-    const kind = change.replaceable ? { pick: (entry) => !entry.accepted, name: exitFile } : { pick: () => true, name: atRequest };
+    const kind = change && change.replaceable === true ? { pick: (entry) => !entry.accepted, name: exitFile } : { pick: () => true, name: atRequest };
     if (probeData) restoreAtExit = { change, probeData, kind };
     else save(kind.pick, kind.name, made);
   });
