@@ -21,7 +21,7 @@ export function batchLine(record: BatchRecord): string {
 export interface BatchSink {
   /** A promise only when the line has to wait (stdout's reader is behind); else written when it returns (or gathered, see fileSink). */
   write(record: BatchRecord): Promise<void> | void;
-  /** Writes the lines gathered so far (fileSink with gatherBytes); close() does too. */
+  /** Writes the lines gathered so far (fileSink with gatherChars); close() does too. */
   flush?(): void;
   close(): void;
 }
@@ -32,34 +32,31 @@ export interface BatchSink {
  * written whole (disk full) is one clear error, never a silent tear. Created 0600, like every file
  * gatechat makes (answers can be private); an existing file keeps its mode.
  *
- * Each line is written as it comes, unless `gatherBytes` is set: then lines are gathered and written
+ * Each line is written as it comes, unless `gatherChars` is set: then lines are gathered and written
  * together once that many characters wait, and at flush() and close(). A remote batch's results come
  * thousands at once and are on the gateway until it says they are collected: there, one write per line
  * made a Buffer per line (garbage outside the heap until a GC) and a system call per line.
  */
-export function fileSink(path: string, endsMidLine: boolean, gatherBytes = 0): BatchSink {
+export function fileSink(path: string, endsMidLine: boolean, gatherChars = 0): BatchSink {
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, PRIVATE_FILE_MODE);
   let closed = false;
   let gathered = '';
-  /** Gathered lines are encoded into this one buffer, grown when a gathering is larger. */
-  let encoded: Buffer | null = null;
-  const writeBytes = (bytes: Buffer): void => {
+  const append = (text: string): void => {
     // A line finished after close (a worker cancelled by a failure) must not reach a reused descriptor.
     if (closed) throw new Error('the batch output is closed');
     try {
-      writeRecord(fd, bytes, path);
+      writeRecord(fd, Buffer.from(text), path);
     } catch (error) {
       throw storageError(error, 'cannot write the batch output', path);
     }
   };
-  const append = (text: string): void => writeBytes(Buffer.from(text));
+  // One Buffer per gathering, not one kept and grown: a single result line may be 64 MiB, and a kept
+  // buffer would hold that much for the rest of the run.
   const flush = (): void => {
     if (gathered === '') return;
     const text = gathered;
     gathered = '';
-    const bytes = Buffer.byteLength(text);
-    if (!encoded || encoded.length < bytes) encoded = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * gatherBytes));
-    writeBytes(encoded.subarray(0, encoded.write(text)));
+    append(text);
   };
   try {
     if (endsMidLine) append('\n');
@@ -69,10 +66,10 @@ export function fileSink(path: string, endsMidLine: boolean, gatherBytes = 0): B
   }
   return {
     write(record) {
-      if (gatherBytes <= 0) return append(batchLine(record));
+      if (gatherChars <= 0) return append(batchLine(record));
       if (closed) throw new Error('the batch output is closed');
       gathered += batchLine(record);
-      if (gathered.length >= gatherBytes) flush();
+      if (gathered.length >= gatherChars) flush();
     },
     flush,
     close() {

@@ -71,7 +71,7 @@ describe('streamSink (batch to stdout): the lines of one turn as one write', () 
   });
 });
 
-describe('fileSink with gatherBytes (a remote batch\'s results): lines gathered, written whole', () => {
+describe('fileSink with gatherChars (a remote batch\'s results): lines gathered, written whole', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatechat-sink-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;

@@ -119,9 +119,9 @@ function semiSpaceBytes(): number {
 }
 
 /** `--output`, opened for appending before anything is sent: a bad path is one line (exit 2), not a crash. */
-export function openOutput(path: string, endsMidLine: boolean, gatherBytes = 0): BatchSink {
+export function openOutput(path: string, endsMidLine: boolean, gatherChars = 0): BatchSink {
   try {
-    return fileSink(path, endsMidLine, gatherBytes);
+    return fileSink(path, endsMidLine, gatherChars);
   } catch (error) {
     const failure = storageError(error, '--output: cannot write', path);
     if (failure instanceof StorageError) throw failure;
