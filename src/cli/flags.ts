@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
 import type { ToolDefinition } from '../protocol/events.js';
 import { hasCommandTools } from '../tools/definitions.js';
 import type { JsonObject } from '../protocol/json.js';
@@ -145,11 +144,19 @@ export function validateConnectionFlags(raw: RawChatOptions): ChatFlags {
 }
 
 /**
+ * Where each parsed option's value came from (`'cli'`: typed on the command line, `'default'`: not):
+ * a commander Command is one, and so is fast-line.ts's reading of a plain one-shot line.
+ */
+export interface OptionSources {
+  getOptionValueSource(name: string): string | undefined;
+}
+
+/**
  * Validates every option before anything is sent (SPEC §2): a bad value is one line naming the
  * option, exit 2. Negatable flags count only when the user typed them, so config can decide otherwise.
  */
-export function validateChatOptions(raw: RawChatOptions, command: Command): ChatModeOptions {
-  const typed = (name: keyof RawChatOptions) => command.getOptionValueSource(name) === 'cli';
+export function validateChatOptions(raw: RawChatOptions, sources: OptionSources): ChatModeOptions {
+  const typed = (name: keyof RawChatOptions) => sources.getOptionValueSource(name) === 'cli';
   const flags = validateConnectionFlags(raw);
   const models = (raw.model ?? []).map((model) => parseModel(model, '--model'));
   if (models.length > 0) flags.model = models[0];
@@ -278,9 +285,9 @@ export function readToolsFile(path: string): ToolDefinition[] {
 }
 
 /** `batch`: the chat options that make sense per line, then output and concurrency. */
-export function validateBatchOptions(input: string, raw: RawChatOptions & RawBatchOptions, command: Command): BatchOptions {
+export function validateBatchOptions(input: string, raw: RawChatOptions & RawBatchOptions, sources: OptionSources): BatchOptions {
   if ((raw.model?.length ?? 0) > 1) throw new UsageError('batch: -m takes one model, the default for every line (a line\'s "model" picks another)');
-  const chat = validateChatOptions(raw, command);
+  const chat = validateChatOptions(raw, sources);
   let concurrency = DEFAULT_BATCH_CONCURRENCY;
   if (raw.concurrency !== undefined) concurrency = parsePositiveInt(raw.concurrency, '--concurrency');
   if (concurrency > MAX_BATCH_CONCURRENCY) throw new UsageError(`--concurrency: at most ${MAX_BATCH_CONCURRENCY}, got ${concurrency}`);
