@@ -2,6 +2,7 @@ import { UsageError } from '../exit-codes.js';
 import type { RawChatOptions } from './program.js';
 import { validateChatOptions, type ChatModeOptions, type OptionSources } from './flags.js';
 import { reportError } from './report.js';
+import { readPlainLine } from './fast-line.js';
 import type { Action } from './commander-program.js';
 import type { Io } from './context.js';
 import { withKnownSize } from './terminal.js';
@@ -9,7 +10,7 @@ import { DirectStdin } from '../session/direct-stdin.js';
 import type { ChatModeOptions as Options } from './flags.js';
 
 // Everything that sends a request (undici, protocol, session) is imported when a command runs, so
-// `--version`, `--help` and usage errors load only commander.
+// `--version`, `--help` and usage errors load only commander; a plain one-shot line loads no commander.
 const runOneShot = async (options: Options, prompt: string[], io: Io) => (await import('./one-shot.js')).runOneShot(options, prompt, io);
 
 // A terminal that reports 0×0 is taken as 80×24 by everything that reads its size (Ink included).
@@ -82,8 +83,13 @@ async function main(): Promise<number> {
   }
 }
 
-/** What to run for this command line, or the exit code when nothing is to run (help, a parse error). */
+/**
+ * What to run for this command line, or the exit code when nothing is to run (help, a parse error).
+ * A plain one-shot line is read without commander (fast-line.ts); commander reads every other line.
+ */
 async function readCommandLine(args: string[]): Promise<Action | number> {
+  const line = readPlainLine(args);
+  if (line) return () => runRoot(line.options, line, line.prompt);
   const { readWithCommander } = await import('./commander-program.js');
   return readWithCommander(args, { io, runRoot, runChatOrOneShot, runChat, setVerbose: (on) => (verbose = on) });
 }

@@ -1,0 +1,78 @@
+import { mayNameSubcommand } from './command-line.js';
+import type { OptionSources } from './flags.js';
+import { chatOptionRows, flagShape, type FlagShape } from './option-table.js';
+import type { RawChatOptions } from './program.js';
+
+// The plain one-shot's command line (`gatechat --base-url URL -m MODEL --no-save "prompt"`), read without
+// commander: loading commander and building the root command's ~60 options cost a piped one-shot 3.5–5 ms
+// on Node 22 and 24, its largest piece beyond a minimal node:http client (SPEC §10). Only lines it is
+// sure of are read here: any word it does not know as the root command's (an unknown option, `-qv`,
+// `-mecho`, `--`, `--version`, a value missing) and any line that may name a subcommand or ask for help
+// is left to commander (main.ts), so every message, suggestion and help text stays commander's.
+// test/cli/fast-line.test.ts holds the two readers to the same result.
+
+/** A plain one-shot command line: the options as commander's opts() has them, and where each came from. */
+export interface PlainLine extends OptionSources {
+  options: RawChatOptions;
+  /** The prompt words, in order. */
+  prompt: string[];
+}
+
+interface RootOption extends FlagShape {
+  repeatable: boolean;
+}
+
+let rootOptions: Map<string, RootOption> | undefined;
+
+/** The root command's options (option-table.ts, as program.ts gives them to commander) by each of their names. */
+function optionsByName(): Map<string, RootOption> {
+  if (rootOptions) return rootOptions;
+  rootOptions = new Map();
+  for (const row of chatOptionRows({ oneShot: true, saved: true })) {
+    const option = { ...flagShape(row.flags), repeatable: Boolean(row.repeatable) };
+    rootOptions.set(option.long, option);
+    if (option.short) rootOptions.set(option.short, option);
+  }
+  return rootOptions;
+}
+
+/** The line read as commander would read it for the root command, or undefined when commander should read it. */
+export function readPlainLine(args: readonly string[]): PlainLine | undefined {
+  if (args[0] === '__complete' || mayNameSubcommand(args)) return undefined;
+  const byName = optionsByName();
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
+  // Commander's defaults: `--no-save` with no `--save` beside it makes save true until one is typed.
+  for (const option of byName.values()) {
+    if (option.negate && !byName.has(`--${option.long.slice(5)}`)) {
+      values[option.attribute] = true;
+      sources[option.attribute] = 'default';
+    }
+  }
+  const prompt: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    // `-` alone is a word (commander's maybeOption needs two characters).
+    if (arg.length < 2 || arg[0] !== '-') {
+      prompt.push(arg);
+      continue;
+    }
+    // `--name=value`: commander's form needs a name before the `=`.
+    const equals = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const option = byName.get(equals > 2 ? arg.slice(0, equals) : arg);
+    if (!option) return undefined;
+    let value: string | undefined;
+    if (equals > 2) {
+      if (!option.takesValue) return undefined;
+      value = arg.slice(equals + 1);
+    } else if (option.takesValue) {
+      // The next word, whatever it is (`-s -x` is the system prompt "-x"), as commander takes it.
+      if (i + 1 >= args.length) return undefined;
+      value = args[++i];
+    }
+    if (value === undefined) values[option.attribute] = !option.negate;
+    else values[option.attribute] = option.repeatable ? [...((values[option.attribute] as string[] | undefined) ?? []), value] : value;
+    sources[option.attribute] = 'cli';
+  }
+  return { options: values as RawChatOptions, prompt, getOptionValueSource: (name) => sources[name] };
+}
