@@ -1,4 +1,4 @@
-import { mayNameSubcommand } from './command-line.js';
+import { SUBCOMMAND_NAMES } from './command-line.js';
 import type { OptionSources } from './flags.js';
 import { chatOptionRows, flagShape, type FlagShape } from './option-table.js';
 import type { RawChatOptions } from './program.js';
@@ -7,7 +7,7 @@ import type { RawChatOptions } from './program.js';
 // commander: loading commander and building the root command's ~60 options cost a piped one-shot 3.5–5 ms
 // on Node 22 and 24, its largest piece beyond a minimal node:http client (SPEC §10). Only lines it is
 // sure of are read here: any word it does not know as the root command's (an unknown option, `-qv`,
-// `-mecho`, `--`, `--version`, a value missing) and any line that may name a subcommand or ask for help
+// `-mecho`, `--`, `--version`, `--help`, a value missing) and any line with a word naming a subcommand
 // is left to commander (main.ts), so every message, suggestion and help text stays commander's.
 // test/cli/fast-line.test.ts holds the two readers to the same result.
 
@@ -38,7 +38,9 @@ function optionsByName(): Map<string, RootOption> {
 
 /** The line read as commander would read it for the root command, or undefined when commander should read it. */
 export function readPlainLine(args: readonly string[]): PlainLine | undefined {
-  if (args[0] === '__complete' || mayNameSubcommand(args)) return undefined;
+  // A word naming a subcommand, wherever it is (commander decides whether it is one). Help flags
+  // (-h, --help, -vh) are words this reader does not know, so they are declined below.
+  if (args[0] === '__complete' || args.some((arg) => SUBCOMMAND_NAMES.includes(arg))) return undefined;
   const byName = optionsByName();
   const values: Record<string, unknown> = {};
   const sources: Record<string, string> = {};

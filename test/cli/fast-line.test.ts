@@ -60,8 +60,8 @@ function random(seed: number) {
   };
 }
 
-const VALUES = ['v', 'two words', '', '-', '-x', '--json', '-m', '--no-save', '-5', '1.5', 'a=b', '=', 'echo', '--modle', '-qv'];
-const WORDS = ['hello', 'two words', '-', 'a=b', '', 'x', '-5', 'chat', 'help', '-qv', '--modle', '--version', '--', '-h', '-mecho', '--json=1', '--no-json', '-z', '__complete'];
+const VALUES = ['--help', '-h', 'chat', 'v', 'two words', '', '-', '-x', '--json', '-m', '--no-save', '-5', '1.5', 'a=b', '=', 'echo', '--modle', '-qv'];
+const WORDS = ['hello', 'two words', '-', 'a=b', '', 'x', '-5', 'chat', 'help', '-qv', '--modle', '--version', '--', '-h', '-mecho', '--json=1', '--no-json', '-z', '__complete', '--help', '-vh', '--he', 'history'];
 
 /** Every way a line may name one option: long, short, --long=value; the value from VALUES. */
 function optionWords(pick: <T>(items: readonly T[]) => T): string[] {
