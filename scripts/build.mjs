@@ -49,8 +49,9 @@ const esbuilt = await build({
 // Step 2, rollup: the same modules in fewer CommonJS files. esbuild gives every set of import() targets that
 // share code its own chunk, so a piped one-shot loaded 32 files; each costs the ESM loader a resolve,
 // a read and a module record (own cost −10 to −13 ms on Node 20, 22 and 24, measured with
-// bench/nodes.mjs). What every run needs (commander and the argument checks) becomes one chunk, what
-// a one-shot adds (config, protocol, transport; undici only for pools and proxies) another; the rest keeps esbuild's split.
+// bench/nodes.mjs). What every run needs (the argument checks) becomes one chunk, what a one-shot adds
+// (config, protocol, transport; undici only for pools and proxies) another; the rest keeps esbuild's split
+// (commander too: main.ts imports it only for a line fast-line.ts leaves to it).
 const files = new Map(esbuilt.outputFiles.map((file) => [file.path, file.text]));
 // esbuild gives every `import … from` of a CommonJS module (Node's built-ins are reached as such:
 // builtinsByRequire) its own copy of the module's exports, a getter per name: the piped one-shot made
