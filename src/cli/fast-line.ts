@@ -1,6 +1,6 @@
 import { SUBCOMMAND_NAMES } from './command-line.js';
 import type { OptionSources } from './flags.js';
-import { chatOptionRows, flagShape, type FlagShape } from './option-table.js';
+import { chatOptionRows, flagShape, type FlagShape, type OptionRow } from './option-table.js';
 import type { RawChatOptions } from './program.js';
 
 // The plain one-shot's command line (`gatechat --base-url URL -m MODEL --no-save "prompt"`), read without
@@ -22,18 +22,24 @@ interface RootOption extends FlagShape {
   repeatable: boolean;
 }
 
-let rootOptions: Map<string, RootOption> | undefined;
+let rootRows: OptionRow[] | undefined;
 
-/** The root command's options (option-table.ts, as program.ts gives them to commander) by each of their names. */
-function optionsByName(): Map<string, RootOption> {
-  if (rootOptions) return rootOptions;
-  rootOptions = new Map();
-  for (const row of chatOptionRows({ oneShot: true, saved: true })) {
-    const option = { ...flagShape(row.flags), repeatable: Boolean(row.repeatable) };
-    rootOptions.set(option.long, option);
-    if (option.short) rootOptions.set(option.short, option);
+/**
+ * The root command's option (option-table.ts, as program.ts gives them to commander) named `-m` or
+ * `--model`. A scan of the rows' flags strings, not a map of every row's shape built first: that took
+ * ~0.25 ms of each start, this a few microseconds for the few words of a line.
+ */
+function optionNamed(name: string): RootOption | undefined {
+  rootRows ??= chatOptionRows({ oneShot: true, saved: true });
+  for (const row of rootRows) {
+    const flags = row.flags;
+    // `-m, --model <id>`: the short name, then `, `; the long one ends the string or meets a space.
+    const start = name[1] === '-' ? (flags[1] === '-' ? 0 : flags.indexOf(', --') + 2) : 0;
+    if (!flags.startsWith(name, start)) continue;
+    const after = flags[start + name.length];
+    if (after === undefined || after === ' ' || (after === ',' && start === 0 && name[1] !== '-')) return { ...flagShape(flags), repeatable: Boolean(row.repeatable) };
   }
-  return rootOptions;
+  return undefined;
 }
 
 /** The line read as commander would read it for the root command, or undefined when commander should read it. */
@@ -41,12 +47,13 @@ export function readPlainLine(args: readonly string[]): PlainLine | undefined {
   // A word naming a subcommand, wherever it is (commander decides whether it is one). Help flags
   // (-h, --help, -vh) are words this reader does not know, so they are declined below.
   if (args[0] === '__complete' || args.some((arg) => SUBCOMMAND_NAMES.includes(arg))) return undefined;
-  const byName = optionsByName();
   const values: Record<string, unknown> = {};
   const sources: Record<string, string> = {};
   // Commander's defaults: `--no-save` with no `--save` beside it makes save true until one is typed.
-  for (const option of byName.values()) {
-    if (option.negate && !byName.has(`--${option.long.slice(5)}`)) {
+  for (const row of (rootRows ??= chatOptionRows({ oneShot: true, saved: true }))) {
+    if (!row.flags.startsWith('--no-')) continue;
+    const option = flagShape(row.flags);
+    if (!optionNamed(`--${option.long.slice(5)}`)) {
       values[option.attribute] = true;
       sources[option.attribute] = 'default';
     }
@@ -61,7 +68,7 @@ export function readPlainLine(args: readonly string[]): PlainLine | undefined {
     }
     // `--name=value`: commander's form needs a name before the `=`.
     const equals = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const option = byName.get(equals > 2 ? arg.slice(0, equals) : arg);
+    const option = optionNamed(equals > 2 ? arg.slice(0, equals) : arg);
     if (!option) return undefined;
     let value: string | undefined;
     if (equals > 2) {
