@@ -1,4 +1,4 @@
-import { fstatSync, read } from 'node:fs';
+import { fstatSync, read, readSync } from 'node:fs';
 import { readAllBytes } from './stdin.js';
 
 /**
@@ -30,15 +30,20 @@ export class DirectStdin {
     return process.getBuiltinModule('node:tty').isatty(this.fd);
   }
 
-  /** readAllBytes (stdin.ts) of the descriptor: same limit, overflow and first-chunk calls. */
-  async readAllBytes(limit: number, onOverflow: () => never, onChunk?: () => void): Promise<Buffer> {
+  /**
+   * readAllBytes (stdin.ts) of the descriptor: same limit, overflow and first-chunk calls. `blocking`: read
+   * with fs.readSync, the event loop held until bytes or EOF arrive. An asynchronous fs.read starts libuv's
+   * thread pool (four threads) first: 1–3 ms before the request of every piped one-shot, where nothing else
+   * has to run while the prompt is read. Not when something must (stdin.ts: the hint about a silent pipe).
+   */
+  async readAllBytes(limit: number, onOverflow: () => never, onChunk?: () => void, blocking = false): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let total = 0;
     const buffer = Buffer.allocUnsafe(64 * 1024);
     for (;;) {
       let n: number;
       try {
-        n = await readOnce(this.fd, buffer);
+        n = blocking ? readSync(this.fd, buffer, 0, buffer.length, null) : await readOnce(this.fd, buffer);
       } catch (error) {
         // Not readable this way (EAGAIN: a non-blocking pipe; EISDIR, EBADF, …): the stream reads the
         // rest, or reports the error as it always has.

@@ -7,7 +7,8 @@ export const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
 /** A stdin that reads itself whole (direct-stdin.ts: through its descriptor) instead of a stream. */
 export interface WholeInput {
   isTTY: boolean;
-  readAllBytes(limit: number, onOverflow: () => never, onChunk?: () => void): Promise<Buffer>;
+  /** `blocking`: nothing else needs the event loop until the input is read (direct-stdin.ts). */
+  readAllBytes(limit: number, onOverflow: () => never, onChunk?: () => void, blocking?: boolean): Promise<Buffer>;
 }
 
 export interface PromptInput {
@@ -42,7 +43,8 @@ export async function readPromptInput({ stdin, args, readStdin, allowEmpty = fal
       const overflow = () => {
         throw new UsageError('input is larger than 8 MiB; refusing to truncate it (pass a smaller file)');
       };
-      const bytes = 'readAllBytes' in stdin ? await stdin.readAllBytes(MAX_PROMPT_BYTES, overflow, stopWaiting) : await readAllBytes(stdin, MAX_PROMPT_BYTES, overflow, stopWaiting);
+      // Without a hint to give, nothing runs while stdin is waited on: it may be read blocking.
+      const bytes = 'readAllBytes' in stdin ? await stdin.readAllBytes(MAX_PROMPT_BYTES, overflow, stopWaiting, silence === undefined) : await readAllBytes(stdin, MAX_PROMPT_BYTES, overflow, stopWaiting);
       fromStdin = stripOneNewline(decodeUtf8(bytes));
     } finally {
       stopWaiting();

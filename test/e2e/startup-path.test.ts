@@ -210,6 +210,32 @@ Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, 
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
   });
 
+  it.runIf(process.platform === 'linux')("a piped one-shot starts no thread beyond node's own: the prompt is read without libuv's thread pool", async () => {
+    // An asynchronous fs.read starts the pool's four threads first: 1–3 ms before the request of every
+    // piped one-shot (src/session/direct-stdin.ts reads a pipe with stderr not a terminal synchronously).
+    const hookFile = join(user.home, 'record-threads.cjs');
+    writeFileSync(
+      hookFile,
+      `process.on('exit', () => require('node:fs').writeFileSync(process.env.GATECHAT_TEST_THREADS_LOG, String(require('node:fs').readdirSync('/proc/self/task').length)));`,
+    );
+    const threadsOf = async (run: (env: NodeJS.ProcessEnv) => Promise<{ code: number | null; stderr: string }>) => {
+      const log = join(user.home, `threads-${logs++}.log`);
+      const result = await run({ ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_THREADS_LOG: log });
+      expect(result.code, result.stderr).toBe(0);
+      return Number(readFileSync(log, 'utf8'));
+    };
+    const node = await threadsOf(
+      (env) =>
+        new Promise((resolve, reject) => {
+          const child = spawn(process.execPath, ['-e', '0'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ code, stderr: '' }));
+        }),
+    );
+    const oneShot = await threadsOf((env) => runCli(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and words'], { env, stdin: 'piped text' }));
+    expect(oneShot).toBe(node);
+  });
+
   it('a piped one-shot that saves its conversation stamps its records without loading the local time zone', async () => {
     // V8 loads the time zone (ICU reads /etc/localtime) at a process's first Date#toISOString, though its
     // text is UTC: ~0.3 ms of every one-shot, for the ledger line and the conversation's records.

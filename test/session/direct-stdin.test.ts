@@ -61,6 +61,18 @@ describe('DirectStdin', () => {
     await expect(new DirectStdin(noStream, fdOf(file)).readAllBytes(100_000, overflow)).rejects.toThrow('overflow');
   });
 
+  it('blocking (fs.readSync): the same bytes and first-chunk calls; a descriptor it refuses is left to the stream', async () => {
+    const file = join(dir, 'blocking.txt');
+    const text = 'y'.repeat(150_000);
+    writeFileSync(file, text);
+    let chunks = 0;
+    expect((await new DirectStdin(noStream, fdOf(file)).readAllBytes(1 << 20, overflow, () => chunks++, true)).toString()).toBe(text);
+    expect(chunks).toBeGreaterThan(1);
+    await expect(new DirectStdin(noStream, fdOf(file)).readAllBytes(100_000, overflow, undefined, true)).rejects.toThrow('overflow');
+    const stream = () => Readable.from([Buffer.from('from the stream')]) as unknown as NodeJS.ReadStream;
+    expect((await new DirectStdin(stream, fdOf(dir)).readAllBytes(1000, overflow, undefined, true)).toString()).toBe('from the stream');
+  });
+
   it('a descriptor fs.read refuses (a directory) is left to the stream', async () => {
     const stream = () => Readable.from([Buffer.from('from the stream')]) as unknown as NodeJS.ReadStream;
     const bytes = await new DirectStdin(stream, fdOf(dir)).readAllBytes(1000, overflow);

@@ -76,3 +76,21 @@ describe('readPromptInput (SPEC §1)', () => {
     expect(endless.destroyed).toBe(true);
   });
 });
+
+describe('readPromptInput with a stdin that reads itself whole (direct-stdin.ts)', () => {
+  /** A WholeInput that records whether it was allowed to block the event loop. */
+  const whole = (text: string, asked: boolean[]) => ({
+    isTTY: false,
+    readAllBytes: (_limit: number, _overflow: () => never, _onChunk?: () => void, blocking = false) => {
+      asked.push(blocking);
+      return Promise.resolve(Buffer.from(text));
+    },
+  });
+
+  it('lets it block (fs.readSync: no thread pool) only when no hint about a silent pipe has to fire meanwhile', async () => {
+    const asked: boolean[] = [];
+    expect(await readPromptInput({ stdin: whole('piped', asked), args: [], readStdin: true })).toBe('piped');
+    expect(await readPromptInput({ stdin: whole('piped', asked), args: [], readStdin: true, onSilent: () => undefined })).toBe('piped');
+    expect(asked).toEqual([true, false]);
+  });
+});
