@@ -112,6 +112,19 @@ describe('piped one-shot', () => {
       expect(result.stdout).toBe('first half, second half\n');
     });
 
+    it('a pipe written late, in two writes (read blocking: stderr is no terminal, no hint to give meanwhile)', async () => {
+      const result = await runCli(['--base-url', base, '-m', 'echo', '--no-save'], {
+        env: env(),
+        stdin: 'open',
+        onSpawn: (child) => {
+          setTimeout(() => child.stdin!.write('slow '), 300);
+          setTimeout(() => child.stdin!.end('writer\n'), 400);
+        },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('slow writer\n');
+    });
+
     it.skipIf(!hasPerl)('a pipe another process set non-blocking (the descriptor gives EAGAIN; the stream reads it)', async () => {
       // perl sets O_NONBLOCK on the pipe, then execs node: what a shell sees after another Node program
       // shared the pipe. The text comes only once gatechat has had time to find the pipe empty.
