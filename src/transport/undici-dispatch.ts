@@ -222,6 +222,11 @@ class ResponseHandler implements Dispatcher.DispatchHandler {
 
   onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200) return; // 1xx: the answer's own headers come next
+    // undici's controller keeps the raw headers, Buffers that are views into the socket's read, and the
+    // body holds the controller until the answer ends: a batch line's headers outlived two scavenges and
+    // were promoted (20 000 lines: 3.5 → 2.2 KiB promoted per line, 24 → 15 mark-compacts). Nothing reads
+    // them after this (no undici interceptor runs inside our handler).
+    (controller as { rawHeaders?: unknown }).rawHeaders = null;
     this.#settled = true;
     const body = new DispatchedBody(controller, this.#unwatch);
     this.#body = body;

@@ -105,4 +105,18 @@ describe('dispatched body', () => {
     for (const read of reads) expect((await failure(read)).name).toBe('AbortError');
     expect(await failure(sendThrough(dispatcher, new URL(`${s.url}/stream`), { method: 'GET', headers: {}, signal }))).toMatchObject({ name: 'AbortError' });
   });
+
+  it('an answer being read does not hold its raw header Buffers (they pin the socket read they came in)', async () => {
+    const s = await server((_q, res) => {
+      res.writeHead(200, { 'x-one': 'a', 'x-two': 'b' });
+      res.write('part');
+    });
+    const res = await sendThrough(agent(), new URL(`${s.url}/stream`), { method: 'GET', headers: {} });
+    expect(res.headers['x-two']).toBe('b');
+    // undici's controller keeps the raw headers (views into the socket's read) for as long as the body
+    // holds the controller: a batch line's whole life, so they outlived two scavenges and were promoted.
+    const controller = (res.body as unknown as { controller: { rawHeaders: unknown } }).controller;
+    expect(controller.rawHeaders).toBeNull();
+    (res.body as DispatchedBody).destroy();
+  });
 });
