@@ -3,9 +3,76 @@ import { UsageError } from '../exit-codes.js';
 import { tryParseJson } from '../protocol/json.js';
 import { idKey, readLines } from './batch-input.js';
 
+/** Ids by idKey, as a batch asks about them: whether one is in, and how many are. */
+export interface IdKeys {
+  has(key: string): boolean;
+  readonly size: number;
+}
+
+/** Numeric ids up to this are kept as bits (at most 2 MiB of them); larger or odd ones as strings. */
+const MAX_BIT_ID = 2 ** 24 - 1;
+/** The key of a numeric id that is a plain non-negative integer (idKey: `#` and its digits). */
+const LINE_NUMBER_KEY = /^#(?:0|[1-9]\d{0,7})$/;
+
+/**
+ * The ids complete in an earlier run's output. Most are line numbers (a line without an id has its
+ * number as id), kept as one bit each: a resume of a 100 000-line output held 100 000 strings in a Set
+ * for the whole run otherwise (SPEC §13: memory does not grow with the number of lines). Other ids
+ * (strings, large or fractional numbers) are kept by key.
+ */
+export class CompleteIds implements IdKeys, Iterable<string> {
+  private bits = new Uint8Array(0);
+  private bitCount = 0;
+  private readonly keys = new Set<string>();
+
+  get size(): number {
+    return this.bitCount + this.keys.size;
+  }
+
+  add(key: string): void {
+    const line = lineNumberOf(key);
+    if (line === null) {
+      this.keys.add(key);
+      return;
+    }
+    const byte = line >> 3;
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2, 1024));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    const mask = 1 << (line & 7);
+    if ((this.bits[byte] & mask) === 0) {
+      this.bits[byte] |= mask;
+      this.bitCount++;
+    }
+  }
+
+  has(key: string): boolean {
+    if (this.size === 0) return false;
+    const line = lineNumberOf(key);
+    if (line === null) return this.keys.has(key);
+    return ((this.bits[line >> 3] ?? 0) & (1 << (line & 7))) !== 0;
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (let byte = 0; byte < this.bits.length; byte++) {
+      if (this.bits[byte] === 0) continue;
+      for (let bit = 0; bit < 8; bit++) if (this.bits[byte] & (1 << bit)) yield `#${byte * 8 + bit}`;
+    }
+    yield* this.keys;
+  }
+}
+
+function lineNumberOf(key: string): number | null {
+  if (!LINE_NUMBER_KEY.test(key)) return null;
+  const line = Number(key.slice(1));
+  return line <= MAX_BIT_ID ? line : null;
+}
+
 export interface ResumeState {
   /** Ids (by idKey) already answered completely in the output file: skipped this time. */
-  complete: Set<string>;
+  complete: CompleteIds;
   /** The file ends inside a line (a write torn by a crash): appending starts a new line first. */
   endsMidLine: boolean;
   /** Lines that are not a JSON object with an id (torn or foreign): ignored. */
@@ -17,7 +84,7 @@ export interface ResumeState {
  * cancelled and invalid lines are not, so they are sent again. Only the id set is kept in memory.
  */
 export async function readResumeState(path: string): Promise<ResumeState> {
-  const state: ResumeState = { complete: new Set(), endsMidLine: false, unreadable: 0 };
+  const state: ResumeState = { complete: new CompleteIds(), endsMidLine: false, unreadable: 0 };
   let size: number;
   try {
     const stat = statSync(path);

@@ -3,6 +3,7 @@ import type { ChatEvent } from '../protocol/events.js';
 import type { BatchItem, ParsedLine, ParsedLineSource } from './batch-input.js';
 import { idKey } from './batch-input.js';
 import type { Budget, BudgetError } from './budget.js';
+import type { IdKeys } from './batch-resume.js';
 import type { TurnOutcome, TurnStatus } from './types.js';
 
 /** What the scheduler hands the writer for one input line. */
@@ -44,7 +45,7 @@ export interface BatchSummary extends BatchCounts {
 export interface BatchRunOptions {
   lines: ParsedLineSource;
   /** Ids (by idKey) complete in an earlier run. */
-  skip: ReadonlySet<string>;
+  skip: IdKeys;
   /** Lines in progress at once; the limiter below decides how many are actually sent. */
   concurrency: number;
   /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatchLineReader, checkBatchInput, parseBatchLine, parseBatchLines, readLines, type ParsedLine, type RawLine } from '../../src/session/batch-input.js';
-import { readResumeState } from '../../src/session/batch-resume.js';
+import { CompleteIds, readResumeState } from '../../src/session/batch-resume.js';
 
 async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -158,7 +158,7 @@ describe('readResumeState', () => {
 
   it('a missing or empty output file: nothing done, and the first line starts the file (no blank line)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatechat-resume-'));
-    const fresh = { complete: new Set(), endsMidLine: false, unreadable: 0 };
+    const fresh = { complete: new CompleteIds(), endsMidLine: false, unreadable: 0 };
     expect(await readResumeState(join(dir, 'missing.jsonl'))).toEqual(fresh);
     writeFileSync(join(dir, 'empty.jsonl'), '');
     expect(await readResumeState(join(dir, 'empty.jsonl'))).toEqual(fresh);

@@ -3,6 +3,7 @@ import { UsageError } from '../../exit-codes.js';
 import type { Api, ToolDefinition } from '../../protocol/events.js';
 import { protocolFor } from '../../protocol/index.js';
 import { idKey, parseBatchLines, readLines, type BatchItem } from '../../session/batch-input.js';
+import type { IdKeys } from '../../session/batch-resume.js';
 import { customIdFor, idHash, needsInput, type CustomIdRef } from '../../session/batch-custom-id.js';
 import { openConversation } from '../../session/conversation.js';
 import type { PlannedBatch } from '../../session/batch-remote-plan.js';
@@ -25,7 +26,7 @@ export class RemoteRequests {
   ) {}
 
   /** The input's items from line `from` to `to` whose id is not in `skip`. */
-  async *items(from: number, to: number, skip: ReadonlySet<string>): AsyncGenerator<BatchItem> {
+  async *items(from: number, to: number, skip: IdKeys): AsyncGenerator<BatchItem> {
     for await (const parsed of parseBatchLines(readLines(createReadStream(this.input)))) {
       if (parsed.kind !== 'item') continue;
       const { item } = parsed;
@@ -59,7 +60,7 @@ export class RemoteRequests {
   }
 
   /** Each request's size, for planning the split (lines from `from` on). */
-  async *sizes(from: number, skip: ReadonlySet<string>): AsyncGenerator<{ line: number; bytes: number }> {
+  async *sizes(from: number, skip: IdKeys): AsyncGenerator<{ line: number; bytes: number }> {
     for await (const item of this.items(from, Number.MAX_SAFE_INTEGER, skip)) yield { line: item.line, bytes: Buffer.byteLength(await this.requestLine(item)) };
   }
 
@@ -68,7 +69,7 @@ export class RemoteRequests {
    * `{"requests":[…]}` document (messages). Its length is the planned one; a file changed since the
    * plan fails the upload (Content-Length mismatch) rather than sending something else.
    */
-  upload(plan: PlannedBatch, skip: ReadonlySet<string>): StreamedBody {
+  upload(plan: PlannedBatch, skip: IdKeys): StreamedBody {
     const boundary = `gatechat-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
     const [head, tail, separator] =
       this.api === 'chat'

@@ -7,7 +7,7 @@ import { BatchApi, type RemoteBatch } from '../../client/batch-api.js';
 import { openConfigStore } from '../../config/store.js';
 import { resolveSettings, type Settings } from '../../config/settings.js';
 import { idKey, readLines, type BatchItem } from '../../session/batch-input.js';
-import { readResumeState } from '../../session/batch-resume.js';
+import { CompleteIds, readResumeState, type IdKeys } from '../../session/batch-resume.js';
 import { parseCustomId } from '../../session/batch-custom-id.js';
 import { BATCH_LIMITS, ENVELOPE_BYTES, planBatches } from '../../session/batch-remote-plan.js';
 import { outcomeOf, parseResultLine } from '../../session/batch-remote-results.js';
@@ -103,8 +103,8 @@ class LineBits {
 }
 
 /** Ids written to the output from `offset` on (by an earlier run collecting the same batches). */
-async function idsWrittenAfter(path: string, offset: number): Promise<Set<string>> {
-  const ids = new Set<string>();
+async function idsWrittenAfter(path: string, offset: number): Promise<CompleteIds> {
+  const ids = new CompleteIds();
   if (fileSize(path) <= offset) return ids;
   for await (const line of readLines(createReadStream(path, { start: offset }), Number.MAX_SAFE_INTEGER)) {
     try {
@@ -213,7 +213,7 @@ export async function runRemoteBatch(options: BatchOptions, io: Io, lines: Batch
     }
 
     // 2. Wait for each batch and write its results as it ends.
-    const earlier = resuming ? await idsWrittenAfter(output, state.output_offset) : new Set<string>();
+    const earlier = resuming ? await idsWrittenAfter(output, state.output_offset) : new CompleteIds();
     await collectAll(run, state, { sink, tally, earlier, lines: new LineBits(), complete: resume.complete });
     removeRemoteState(statePath);
     progress.finish(summaryText(tally.summary(Date.now() - started, null)));
@@ -260,7 +260,7 @@ async function* sizesWithin(sizes: AsyncIterable<{ line: number; bytes: number }
 }
 
 /** Input lines complete in the output before this run, as a local batch counts its skipped lines. */
-async function countComplete(requests: RemoteRequests, complete: ReadonlySet<string>): Promise<number> {
+async function countComplete(requests: RemoteRequests, complete: IdKeys): Promise<number> {
   if (complete.size === 0) return 0;
   let skipped = 0;
   for await (const item of requests.items(1, Number.MAX_SAFE_INTEGER, new Set())) if (complete.has(idKey(item.id))) skipped++;
@@ -281,11 +281,11 @@ interface Collecting {
   sink: BatchSink;
   tally: RemoteTally;
   /** Ids an earlier run, stopped while collecting these batches, wrote already. */
-  earlier: ReadonlySet<string>;
+  earlier: IdKeys;
   /** Input lines written by this run. */
   lines: LineBits;
   /** Ids complete before the batches were submitted: never in them. */
-  complete: ReadonlySet<string>;
+  complete: IdKeys;
 }
 
 async function collectAll(run: Run, state: RemoteState, collecting: Collecting): Promise<void> {

@@ -13,7 +13,7 @@ import { ExitCode, UsageError, type ExitCodeValue } from '../../exit-codes.js';
 import { openConfigStore } from '../../config/store.js';
 import type { ConfigFile } from '../../config/keys.js';
 import { BatchLineReader, checkBatchInput } from '../../session/batch-input.js';
-import { readResumeState, type ResumeState } from '../../session/batch-resume.js';
+import { CompleteIds, readResumeState, type ResumeState } from '../../session/batch-resume.js';
 import { drain, runBatch } from '../../session/batch.js';
 import { openAttachRoot } from '../../session/attach-root.js';
 import { RateLimiter } from '../../session/rate-limiter.js';
@@ -221,7 +221,7 @@ async function runWithOutput(
   const { chat } = options;
   const resume: ResumeState = options.output
     ? await readResumeState(options.output)
-    : { complete: new Set(), endsMidLine: false, unreadable: 0 };
+    : { complete: new CompleteIds(), endsMidLine: false, unreadable: 0 };
   const sink = options.output ? openOutput(options.output, resume.endsMidLine) : streamSink(io.stdout);
   if (notes.lockWarning) io.stderr.write(`gatechat: ${notes.lockWarning}\n`);
 
