@@ -2,7 +2,7 @@
 // read with the stream's events.
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readableChunks } from '../../src/transport/readable-chunks.js';
+import { QUEUED_BYTES_BEFORE_PAUSE, readableChunks } from '../../src/transport/readable-chunks.js';
 
 async function collect(stream: Readable): Promise<string> {
   let text = '';
@@ -57,7 +57,36 @@ describe('readableChunks', () => {
       expect(String(chunk)).toBe('first');
       break;
     }
-    expect(stream.listenerCount('readable') + stream.listenerCount('end') + stream.listenerCount('close')).toBe(0);
+    expect(stream.listenerCount('data') + stream.listenerCount('readable') + stream.listenerCount('end') + stream.listenerCount('close')).toBe(0);
     stream.destroy();
+  });
+
+  it('gives each chunk as it arrived, never several joined into a new Buffer', async () => {
+    const stream = new PassThrough();
+    stream.write('one ');
+    stream.write('two ');
+    stream.end('three');
+    const chunks: string[] = [];
+    for await (const chunk of readableChunks(stream)) chunks.push(String(chunk));
+    expect(chunks).toEqual(['one ', 'two ', 'three']);
+  });
+
+  it('keeps the stream flowing while the reader keeps up, pauses it past the queued limit, and resumes it', async () => {
+    const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
+    const iterator = readableChunks(stream)[Symbol.asyncIterator]();
+    stream.write(Buffer.alloc(1000, 'a'));
+    expect((await iterator.next()).value).toHaveLength(1000);
+    // Read as the node:http floor reads: 'data' events, so the stream flows.
+    expect(stream.readableFlowing).toBe(true);
+    // The reader stops while more than the limit arrives: the stream is paused, nothing is lost.
+    const piece = Buffer.alloc(16 * 1024, 'b');
+    for (let sent = 0; sent <= QUEUED_BYTES_BEFORE_PAUSE + piece.length; sent += piece.length) stream.write(piece);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(stream.readableFlowing).toBe(false);
+    stream.end();
+    let bytes = 0;
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) bytes += (step.value as Buffer).length;
+    expect(bytes).toBeGreaterThan(QUEUED_BYTES_BEFORE_PAUSE + piece.length);
+    expect(bytes % piece.length).toBe(0);
   });
 });
