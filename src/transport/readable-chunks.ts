@@ -60,7 +60,7 @@ export async function* readableChunks(stream: Readable): AsyncGenerator<unknown,
   };
   stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   // A stream paused before (readableFlowing false) does not start flowing with a 'data' listener alone.
-  if (stream.readableFlowing !== true) stream.resume();
+  if ((stream.readableFlowing as boolean | null) !== true) stream.resume();
   try {
     for (;;) {
       if (failure) throw (failure as { error: unknown }).error;
