@@ -191,10 +191,13 @@ async function* decodeStream(
   // The decoder's events go straight here (no array per message).
   const sink = {
     push(event: ChatEvent): void {
-      // The error line holds the gateway's message in short; -v shows the whole event.
-      if (event.type === 'error') log?.(`< error event: ${current!.data}`);
-      if (onEvent) onEvent(redactError(event, secrets));
-      else pushCoalesced(pending, redactError(event, secrets));
+      if (event.type === 'error') {
+        // The error line holds the gateway's message in short; -v shows the whole event.
+        log?.(`< error event: ${current!.data}`);
+        event = redactError(event, secrets);
+      }
+      if (onEvent) onEvent(event);
+      else pushCoalesced(pending, event);
     },
   };
   const reader = new SseReader((message) => {
@@ -247,15 +250,18 @@ async function* decodeStream(
  * per read. Nothing waits for more data to merge, so the first token is never later for it.
  */
 function pushCoalesced(pending: ChatEvent[], event: ChatEvent): void {
-  const last = pending[pending.length - 1];
-  const mergeable = (e: ChatEvent | undefined): e is Extract<ChatEvent, { type: 'text' | 'reasoning' }> =>
-    e !== undefined && (e.type === 'text' || (e.type === 'reasoning' && e.block === undefined));
-  if (mergeable(last) && mergeable(event) && last.type === event.type) {
+  const last = pending.length > 0 ? pending[pending.length - 1] : undefined;
+  if (last !== undefined && last.type === event.type && mergeable(event) && mergeable(last)) {
     // The count keeps the chat's live token estimate right: a merged event is still several tokens.
     pending[pending.length - 1] = { type: event.type, delta: last.delta + event.delta, pieces: (last.pieces ?? 1) + (event.pieces ?? 1) };
     return;
   }
   pending.push(event);
+}
+
+/** A text or reasoning delta that may join its neighbour (a reasoning block's signature may not). */
+function mergeable(event: ChatEvent): event is Extract<ChatEvent, { type: 'text' | 'reasoning' }> {
+  return event.type === 'text' || (event.type === 'reasoning' && event.block === undefined);
 }
 
 /** A body without a single event, comment or field: say what it was rather than "connection closed". */
