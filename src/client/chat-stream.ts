@@ -253,7 +253,13 @@ function pushCoalesced(pending: ChatEvent[], event: ChatEvent): void {
   const last = pending.length > 0 ? pending[pending.length - 1] : undefined;
   if (last !== undefined && last.type === event.type && mergeable(event) && mergeable(last)) {
     // The count keeps the chat's live token estimate right: a merged event is still several tokens.
-    pending[pending.length - 1] = { type: event.type, delta: last.delta + event.delta, pieces: (last.pieces ?? 1) + (event.pieces ?? 1) };
+    if (last.pieces !== undefined) {
+      // Made here by an earlier merge and not yet passed on (no decoder sets pieces): grown in place.
+      last.delta += event.delta;
+      last.pieces += event.pieces ?? 1;
+    } else {
+      pending[pending.length - 1] = { type: event.type, delta: last.delta + event.delta, pieces: 1 + (event.pieces ?? 1) };
+    }
     return;
   }
   pending.push(event);

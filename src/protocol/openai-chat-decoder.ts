@@ -64,10 +64,12 @@ class ChatDecoder extends DecoderBase {
   }
 
   #chunk(chunk: JsonObject, events: EventSink): void {
-    const model = nonEmptyString(chunk.model);
-    if (model !== null && !this.sawModel) {
-      this.sawModel = true;
-      events.push({ type: 'model', model });
+    if (!this.sawModel) {
+      const model = nonEmptyString(chunk.model);
+      if (model !== null) {
+        this.sawModel = true;
+        events.push({ type: 'model', model });
+      }
     }
     // OpenRouter puts `error` next to normal fields (and usage) in the same chunk: read both.
     if (chunk.error !== undefined && chunk.error !== null) {
@@ -83,7 +85,8 @@ class ChatDecoder extends DecoderBase {
       }
     }
     // Usage may ride on any chunk (also `choices: []`); a later `usage: null` must not erase it.
-    if (isRecord(chunk.usage)) events.push(usageEvent(chunk.usage));
+    const usage = chunk.usage;
+    if (usage !== undefined && usage !== null && isRecord(usage)) events.push(usageEvent(usage));
   }
 
   #choice(choice: JsonObject, events: EventSink): void {
@@ -96,9 +99,9 @@ class ChatDecoder extends DecoderBase {
         }
       }
     }
-    const raw = nonEmptyString(choice.finish_reason);
-    // Some gateways repeat the finish chunk; one event per change is enough.
-    if (raw !== null && raw !== this.#finishRaw) {
+    const raw = choice.finish_reason;
+    // Some gateways repeat the finish chunk; one event per change is enough. (Most chunks say null.)
+    if (typeof raw === 'string' && raw !== '' && raw !== this.#finishRaw) {
       this.#finishRaw = raw;
       events.push({ type: 'finish', reason: normalizeFinishReason(raw), raw });
     }
