@@ -15,8 +15,8 @@ export const QUEUED_BYTES_BEFORE_PAUSE = 64 * 1024;
  * stops and restarts the socket. A caller slower than the network is still felt: past
  * QUEUED_BYTES_BEFORE_PAUSE waiting here the stream is paused until the caller has read them.
  *
- * The same answers as the iterator: the chunks in order, the stream's error thrown (chunks still
- * waiting are dropped, as the iterator drops what the destroyed stream held), a close before 'end'
+ * The same answers as the iterator: the chunks in order, the stream's error thrown after every chunk
+ * that arrived before it (the iterator dropped those the reader had not taken yet), a close before 'end'
  * thrown as ERR_STREAM_PREMATURE_CLOSE. The caller destroys the stream when it stops early (bodyChunks'
  * finally does).
  */
@@ -63,13 +63,14 @@ export async function* readableChunks(stream: Readable): AsyncGenerator<unknown,
   if ((stream.readableFlowing as boolean | null) !== true) stream.resume();
   try {
     for (;;) {
-      if (failure) throw (failure as { error: unknown }).error;
+      // What arrived before an error is given first: a reset after half an answer keeps that half.
       if (queue.length > 0) {
         const chunk = queue.shift();
         queuedBytes -= (chunk as { length?: number }).length ?? 0;
         yield chunk;
         continue;
       }
+      if (failure) throw (failure as { error: unknown }).error;
       if (ended) return;
       if (paused) {
         paused = false;

@@ -34,6 +34,26 @@ describe('readableChunks', () => {
     expect(seen).toEqual(['kept']);
   });
 
+  it('bytes that arrived before an error are given before it, even when the reader had not taken them yet', async () => {
+    const stream = new PassThrough();
+    const iterator = readableChunks(stream)[Symbol.asyncIterator]();
+    stream.write('first ');
+    expect(String((await iterator.next()).value)).toBe('first ');
+    // The reader is busy (rendering the first chunk) while two more arrive and the connection resets.
+    stream.write('second ');
+    stream.write('third');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stream.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const after: string[] = [];
+    await expect(
+      (async () => {
+        for (let step = await iterator.next(); !step.done; step = await iterator.next()) after.push(String(step.value));
+      })(),
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(after).toEqual(['second ', 'third']);
+  });
+
   it('a close before the end is a premature close, as the iterator says', async () => {
     const stream = new PassThrough();
     const done = collect(stream);
