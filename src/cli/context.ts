@@ -30,13 +30,29 @@ export interface Io {
    * given, the one-shot path asks it, not `stdin`, whether stdin is a terminal and what it holds.
    */
   wholeStdin?: WholeInput;
+  /** main.ts makes both getters: process.stdout and process.stderr build their stream when first read. */
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /**
+   * Whether each is a terminal, asked of its descriptor (std-streams.ts): where given, the one-shot path
+   * asks it, so a stream is built only to be written to.
+   */
+  terminals?: { readonly stdout: boolean; readonly stderr: boolean };
 }
 
 /** Is stdin a terminal — asked of wholeStdin where there is one, so the stream is not built for it. */
 export function stdinIsTerminal(io: Io): boolean {
   return Boolean((io.wholeStdin ?? io.stdin).isTTY);
+}
+
+/** Is stdout a terminal — asked of the descriptor where main.ts gives it, so the stream is not built for it. */
+export function stdoutIsTerminal(io: Io): boolean {
+  return io.terminals ? io.terminals.stdout : Boolean(io.stdout.isTTY);
+}
+
+/** Is stderr a terminal — as stdoutIsTerminal. */
+export function stderrIsTerminal(io: Io): boolean {
+  return io.terminals ? io.terminals.stderr : Boolean(io.stderr.isTTY);
 }
 
 /** flag → environment → profile → config → defaults (SPEC §3). */
@@ -94,7 +110,7 @@ export interface Diagnostics {
  * person watching stderr is told why. Not when stderr is not a terminal: scripts get no chatter.
  */
 export function silentStdinHint(io: Io): (() => void) | undefined {
-  if (!io.stderr.isTTY) return undefined;
+  if (!stderrIsTerminal(io)) return undefined;
   return () => io.stderr.write('gatechat: reading the prompt from stdin, which has sent nothing yet (pass --no-stdin to skip it)\n');
 }
 
@@ -185,7 +201,7 @@ export async function openSession(options: ChatModeOptions, io: Io, label?: stri
     // A piped answer is written delta by delta and needed by nothing after: don't hold it (a 50 MB
     // answer would otherwise sit in memory once more). --json, --jsonl and the terminal views need it.
     // --schema needs the whole answer to check it.
-    retainText: answerSchema !== undefined || !(options.output === 'auto' && !io.stdout.isTTY),
+    retainText: answerSchema !== undefined || !(options.output === 'auto' && !stdoutIsTerminal(io)),
     answerSchema,
     resume,
     log,

@@ -7,23 +7,12 @@ import type { Action } from './commander-program.js';
 import type { Io } from './context.js';
 import { withKnownSize } from './terminal.js';
 import { DirectStdin } from '../session/direct-stdin.js';
+import { isBuilt, OutputTerminals, prepareWhenBuilt } from './std-streams.js';
 import type { ChatModeOptions as Options } from './flags.js';
 
 // Everything that sends a request (undici, protocol, session) is imported when a command runs, so
 // `--version`, `--help` and usage errors load only commander; a plain one-shot line loads no commander.
 const runOneShot = async (options: Options, prompt: string[], io: Io) => (await import('./one-shot.js')).runOneShot(options, prompt, io);
-
-// A terminal that reports 0×0 is taken as 80×24 by everything that reads its size (Ink included).
-// stdin is a getter: process.stdin builds its stream when first read (for a pipe a net.Socket, ~1.5 ms),
-// and a piped one-shot reads its prompt through the descriptor instead (wholeStdin).
-const io: Io = {
-  get stdin() {
-    return process.stdin;
-  },
-  wholeStdin: new DirectStdin(),
-  stdout: withKnownSize(process.stdout),
-  stderr: withKnownSize(process.stderr),
-};
 
 // `gatechat --help | head -1`: a reader that stops reading is no error of ours. Whatever a command still
 // writes goes nowhere and the command ends with its own exit code, as other CLI tools do; without a
@@ -32,8 +21,29 @@ const io: Io = {
 const ignoreBrokenPipe = (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 };
-process.stdout.on('error', ignoreBrokenPipe);
-process.stderr.on('error', ignoreBrokenPipe);
+// A terminal that reports 0×0 is taken as 80×24 by everything that reads its size (Ink included).
+const prepareOutput = (stream: NodeJS.WriteStream) => withKnownSize(stream).on('error', ignoreBrokenPipe);
+// stdout and stderr are built when first used, and prepared then (std-streams.ts): a piped one-shot builds
+// stdout once its request is written, and stderr only to say something.
+prepareWhenBuilt('stdout', prepareOutput);
+prepareWhenBuilt('stderr', prepareOutput);
+
+// stdin, stdout and stderr are getters: process.stdin builds its stream when first read too (for a pipe a
+// net.Socket, ~1.5 ms), and a piped one-shot reads its prompt through the descriptor instead (wholeStdin).
+// Whether stdout and stderr are terminals is asked of their descriptors (terminals).
+const io: Io = {
+  get stdin() {
+    return process.stdin;
+  },
+  wholeStdin: new DirectStdin(),
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+  terminals: new OutputTerminals(),
+};
 
 let verbose = false;
 
@@ -52,7 +62,7 @@ async function runChatOrOneShot(options: ChatModeOptions, prompt: string[]): Pro
   // Two or more -m: compare mode, always one turn (SPEC §11).
   if (options.compare) return (await import('./compare.js')).runCompareMode(options, prompt, io);
   // A template is a prompt: -T on a terminal is one turn too; so is --retry (the saved prompt).
-  const interactive = prompt.length === 0 && !options.template && !options.retry && io.wholeStdin!.isTTY && io.stdout.isTTY && options.output === 'auto';
+  const interactive = prompt.length === 0 && !options.template && !options.retry && io.wholeStdin!.isTTY && io.terminals!.stdout && options.output === 'auto';
   return interactive ? runChat(options, undefined) : runOneShot(options, prompt, io);
 }
 
@@ -97,6 +107,7 @@ async function readCommandLine(args: string[]): Promise<Action | number> {
 // Not a top-level await: the build is CommonJS (bin/code-cache.js), which has none.
 void main().then((code) => {
   // Let buffered output reach a pipe before exiting; stray handles (sockets, timers) must not hold us.
-  if (process.stdout.destroyed) process.exit(code);
+  // A stdout never built holds nothing (and is not built now for nothing).
+  if (!isBuilt('stdout') || process.stdout.destroyed) process.exit(code);
   else process.stdout.write('', () => process.exit(code));
 });

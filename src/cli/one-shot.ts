@@ -8,12 +8,13 @@ import { createDocumentRenderer } from '../render/document.js';
 import { createJsonRenderer, createJsonlRenderer } from '../render/json.js';
 import type { OneShotRenderer } from '../render/renderer.js';
 import { formatError } from './report.js';
-import { openSession, readMessage, stdinIsTerminal, type Io } from './context.js';
+import { openSession, readMessage, stderrIsTerminal, stdinIsTerminal, stdoutIsTerminal, type Io } from './context.js';
 import { describeRequest } from './dry-run.js';
 import type { ChatModeOptions } from './flags.js';
 import { isDumbTerminal, useColor } from './terminal.js';
 import { footerText } from '../render/footer.js';
 import { guardStream, type GuardedStream } from '../render/terminal-stream.js';
+import { SinkOnFirstUse } from '../render/output.js';
 import { openRunTools } from './run-tools.js';
 import type { ToolViewHooks } from '../render/ink/approval.js';
 
@@ -76,17 +77,38 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   }
 
   // Command tools (SPEC §15): the loop's code is loaded only when a definition can run.
-  const runTools = await openRunTools({ definitions: options.tools, mcp: options.mcp, profile: options.flags.profile, flags: options.toolLoop, stderr: io.stderr, verbose: options.verbose, conn });
+  const runTools = await openRunTools({
+    definitions: options.tools,
+    mcp: options.mcp,
+    profile: options.flags.profile,
+    flags: options.toolLoop,
+    // Read only when a tool runs: a plain one-shot does not build stderr (std-streams.ts).
+    get stderr() {
+      return io.stderr;
+    },
+    verbose: options.verbose,
+    conn,
+  });
   const runner = runTools?.runner ?? null;
   if (runTools) conversation.offerRunTools(runTools.offered);
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
-  const readerGone = stopWhenReaderGoes(io.stdout, controller);
-  // Each stream sanitised when it is a terminal, whatever the other one is (SPEC §20).
-  const stdout = guardStream(io.stdout);
-  const stderr = guardStream(io.stderr);
+  // stdout and stderr are built at their first write, not before the request (std-streams.ts): a piped
+  // answer builds stdout at its first byte, and a run with nothing to say never builds stderr. stdout gets
+  // the reader's EPIPE listener as it is built, before anything is written to it.
+  let readerGone = () => false;
+  const stdoutSink = new SinkOnFirstUse(() => {
+    const stream = io.stdout;
+    readerGone = stopWhenReaderGoes(stream, controller);
+    return stream;
+  });
+  // Each stream sanitised when it is a terminal, whatever the other one is (SPEC §20); the descriptors say.
+  const stdout = guardStream(stdoutSink, stdoutIsTerminal(io));
+  const stderr = guardStream(new SinkOnFirstUse(() => io.stderr), stderrIsTerminal(io));
   let outcome: TurnOutcome;
-  const liveView = options.output === 'auto' && !options.extract && Boolean(io.stdout.isTTY) && !isDumbTerminal();
+  const liveView = options.output === 'auto' && !options.extract && stdoutIsTerminal(io) && !isDumbTerminal();
+  // Ink writes to process.stdout itself: built now, with the listener.
+  if (liveView) stdoutSink.open();
   const tools = runner ? await import('./tool-loop-session.js') : null;
   // The live view lends the loop its prompt and its way of printing lines (writing to the terminal
   // behind Ink's back would tear its frame); bound when the view mounts, before the first request.
@@ -103,7 +125,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
       jsonl: options.output === 'jsonl' ? stdout : undefined,
       // SPEC §15: a terminal's user approves each call: on stderr when stdin and stderr are terminals,
       // in the live view when stdout is one too (it owns the keyboard then). No keys: --allow decides.
-      terminal: stdinIsTerminal(io) && io.stderr.isTTY && !liveView ? (io.stdin as NodeJS.ReadStream) : undefined,
+      terminal: stdinIsTerminal(io) && stderrIsTerminal(io) && !liveView ? (io.stdin as NodeJS.ReadStream) : undefined,
       ask: liveView && stdinIsTerminal(io) ? (call, source) => viewTools!.ask(call, source) : undefined,
       say: liveView ? (line) => (viewTools ? viewTools.say(line) : void stderr.write(`${line}\n`)) : undefined,
       quiet: options.quiet,
@@ -114,7 +136,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
     if (options.output === 'auto' && options.extract) {
       const renderer = createExtractRenderer({ stdout, stderr, showReasoning: options.showReasoning });
       outcome = await drive(turn(controller.signal), renderer);
-    } else if (options.output === 'auto' && io.stdout.isTTY && !isDumbTerminal()) {
+    } else if (liveView) {
       const { renderOneShotTty } = await import('../render/ink/index.js');
       outcome = await renderOneShotTty({
         // The Ink view owns Ctrl-C in raw mode; signals from outside still abort through controller.
@@ -140,7 +162,7 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
               : createPipeRenderer({ stdout, stderr, showReasoning: options.showReasoning });
       outcome = await drive(turn(controller.signal), renderer);
       // TERM=dumb on a terminal: the footer the live view would show, as one plain line.
-      if (options.output === 'auto' && io.stdout.isTTY && !options.quiet) {
+      if (options.output === 'auto' && stdoutIsTerminal(io) && !options.quiet) {
         stderr.write(`${footerText(outcome, conversation.settings.model, conversation.settings.api)}\n`);
       }
     }

@@ -7,6 +7,39 @@ export interface OutputSink {
 }
 
 /**
+ * A stream opened at its first use (a write, a listener): process.stdout and process.stderr are built when
+ * first read (cli/std-streams.ts), and a piped one-shot writes its answer only once the request is out. A
+ * stream not opened yet is not destroyed, and has no listener to remove.
+ */
+export class SinkOnFirstUse implements OutputSink {
+  private opened: OutputSink | undefined;
+
+  constructor(private readonly openStream: () => OutputSink) {}
+
+  open(): OutputSink {
+    return (this.opened ??= this.openStream());
+  }
+
+  get destroyed(): boolean {
+    return this.opened?.destroyed ?? false;
+  }
+
+  write(chunk: string): boolean {
+    return this.open().write(chunk);
+  }
+
+  once(event: 'drain' | 'close', listener: () => void): this {
+    this.open().once(event, listener);
+    return this;
+  }
+
+  off(event: 'drain' | 'close', listener: () => void): this {
+    this.opened?.off(event, listener);
+    return this;
+  }
+}
+
+/**
  * Writes and waits for 'drain' when the reader is slower than the gateway, so a slow consumer of
  * stdout holds the stream back instead of making memory grow.
  */

@@ -20,14 +20,7 @@ export class DirectStdin {
 
   /** As `process.stdin.isTTY`, without building the stream. */
   get isTTY(): boolean {
-    // A terminal is a character device (so is /dev/null): node:tty is loaded for those alone.
-    try {
-      if (!fstatSync(this.fd).isCharacterDevice()) return false;
-    } catch {
-      // Closed (EBADF): no terminal, as isatty says.
-      return false;
-    }
-    return process.getBuiltinModule('node:tty').isatty(this.fd);
+    return isTerminal(this.fd);
   }
 
   /**
@@ -59,6 +52,21 @@ export class DirectStdin {
       chunks.push(Buffer.from(buffer.subarray(0, n)));
     }
   }
+}
+
+/**
+ * As the `isTTY` of the stream Node builds for descriptor `fd` (process.stdin, stdout, stderr), without
+ * building it (cli/std-streams.ts for stdout and stderr).
+ */
+export function isTerminal(fd: number): boolean {
+  // A terminal is a character device (so is /dev/null): node:tty is loaded for those alone.
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    // Closed (EBADF): no terminal, as isatty says.
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(fd);
 }
 
 const isRetryable = (error: unknown) => (error as NodeJS.ErrnoException).code === 'EAGAIN';

@@ -210,6 +210,44 @@ Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, 
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
   });
 
+  it('a piped one-shot builds process.stdout and process.stderr only after its request is written', async () => {
+    // Each is a stream Node builds when the property is first read (for a pipe a net.Socket: stdout 1.4–2 ms,
+    // stderr ~0.1 ms of the main thread), which the minimal node:http client of SPEC §10 builds only at its
+    // first write. Before the request they held it back; src/cli/std-streams.ts.
+    const hookFile = join(user.home, 'record-streams.cjs');
+    const log = join(user.home, 'streams.log');
+    writeFileSync(
+      hookFile,
+      `const fs = require('node:fs');
+const net = require('node:net');
+const note = (line) => fs.appendFileSync(process.env.GATECHAT_TEST_STREAMS_LOG, line + '\\n');
+for (const name of ['stdout', 'stderr']) {
+  const { get } = Object.getOwnPropertyDescriptor(process, name);
+  let built = false;
+  Object.defineProperty(process, name, { configurable: true, enumerable: true, get() { if (!built) { built = true; note(name + ' built'); } return get.call(this); } });
+}
+// node:http writes the request on the socket it connects; an output stream (a pipe's net.Socket) is never connected.
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...args) {
+  const writeGeneric = this._writeGeneric;
+  let written = false;
+  this._writeGeneric = function (...rest) { if (!written) { written = true; note('request written'); } return writeGeneric.apply(this, rest); };
+  return connect.apply(this, args);
+};`,
+    );
+    const run = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and words'], {
+      env: { ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_STREAMS_LOG: log },
+      stdin: 'piped text',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('piped text\n\nand words\n');
+    const order = readFileSync(log, 'utf8').trim().split('\n');
+    expect(order[0]).toBe('request written');
+    // Node itself reads process.stderr when it closes a socket (net.js _destroy: `this !== process.stderr`),
+    // here the request's once the answer is in: stderr is built then, or not at all.
+    expect(order.slice(1).sort()).toEqual(order.length > 2 ? ['stderr built', 'stdout built'] : ['stdout built']);
+  });
+
   it.runIf(process.platform === 'linux')("a piped one-shot starts no thread beyond node's own: the prompt is read without libuv's thread pool", async () => {
     // An asynchronous fs.read starts the pool's four threads first: 1–3 ms before the request of every
     // piped one-shot (src/session/direct-stdin.ts reads a pipe with stderr not a terminal synchronously).
