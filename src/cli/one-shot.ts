@@ -107,8 +107,10 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   const stderr = guardStream(new SinkOnFirstUse(() => io.stderr), stderrIsTerminal(io));
   let outcome: TurnOutcome;
   const liveView = options.output === 'auto' && !options.extract && stdoutIsTerminal(io) && !isDumbTerminal();
-  // Ink writes to process.stdout itself: built now, with the listener.
+  // Ink writes to process.stdout itself: built now, with the listener. Else built while the gateway works
+  // on the request (a direct request: once it is written), or at the first write.
   if (liveView) stdoutSink.open();
+  else conn.onRequestWritten = () => void stdoutSink.open();
   const tools = runner ? await import('./tool-loop-session.js') : null;
   // The live view lends the loop its prompt and its way of printing lines (writing to the terminal
   // behind Ink's back would tear its frame); bound when the view mounts, before the first request.

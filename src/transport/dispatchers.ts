@@ -40,6 +40,11 @@ export class Dispatchers {
     return this.pooled ? this.routes.get(routeKey(target)) : undefined;
   }
 
+  private readonly whenWritten = (): void => {
+    this.conn.onRequestWritten?.();
+    tuneV8ForStreaming();
+  };
+
   async route(target: URL, streamedBody: boolean): Promise<Route> {
     if (!this.pooled) return this.newRoute(target, streamedBody);
     const key = routeKey(target);
@@ -68,7 +73,9 @@ export class Dispatchers {
         // wait until the connection is up and the request written, in the time the gateway takes to
         // answer. Set earlier (an immediate after send), they came before the connect and held back the
         // request's write by their ~0.5–2 ms.
-        send: (url, { headersTimeout: _, body, ...options }) => direct.send(url, { ...options, body: body as string | undefined, onWritten: tuneV8ForStreaming }),
+        // The caller's work first: it may load a built-in (a file stdout's stream), which after the flags
+        // change would be compiled without Node's code cache.
+        send: (url, { headersTimeout: _, body, ...options }) => direct.send(url, { ...options, body: body as string | undefined, onWritten: this.whenWritten }),
       };
     }
     tuneV8ForStreaming();

@@ -33,6 +33,12 @@ export interface Connection {
   pool?: ConnectionPool;
   /** Paces every attempt, retries included, across concurrent requests (batch's rate limiter). */
   gate?: AttemptGate;
+  /**
+   * Work the caller would otherwise do once the answer starts (a one-shot: building process.stdout),
+   * done while the gateway works on the request: called after a direct request is written (each
+   * attempt), in the check phase after the write. Not on undici's route (a pool, a proxy).
+   */
+  onRequestWritten?: () => void;
 }
 
 /**

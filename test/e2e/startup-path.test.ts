@@ -210,12 +210,12 @@ Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, 
     expect(existsSync(log) ? readFileSync(log, 'utf8') : '').toBe('');
   });
 
-  it('a piped one-shot builds process.stdout and process.stderr only after its request is written', async () => {
-    // Each is a stream Node builds when the property is first read (for a pipe a net.Socket: stdout 1.4–2 ms,
-    // stderr ~0.1 ms of the main thread), which the minimal node:http client of SPEC §10 builds only at its
-    // first write. Before the request they held it back; src/cli/std-streams.ts.
+  // process.stdout and process.stderr are streams Node builds when the property is first read (for a pipe a
+  // net.Socket: stdout 1.4–2 ms, stderr ~0.1 ms of the main thread), which the minimal node:http client of
+  // SPEC §10 builds only at its first write. Built at start, they held back the request; src/cli/std-streams.ts.
+  async function streamsOrder(args: string[], stdin: string) {
     const hookFile = join(user.home, 'record-streams.cjs');
-    const log = join(user.home, 'streams.log');
+    const log = join(user.home, `streams-${logs++}.log`);
     writeFileSync(
       hookFile,
       `const fs = require('node:fs');
@@ -232,20 +232,31 @@ net.Socket.prototype.connect = function (...args) {
   const writeGeneric = this._writeGeneric;
   let written = false;
   this._writeGeneric = function (...rest) { if (!written) { written = true; note('request written'); } return writeGeneric.apply(this, rest); };
+  this.once('data', () => note('answer arrives'));
   return connect.apply(this, args);
 };`,
     );
-    const run = await runCli(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and words'], {
-      env: { ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_STREAMS_LOG: log },
-      stdin: 'piped text',
-    });
+    const run = await runCli(args, { env: { ...user.env(), NODE_OPTIONS: `--require=${hookFile}`, GATECHAT_TEST_STREAMS_LOG: log }, stdin });
     expect(run.code, run.stderr).toBe(0);
+    return { ...run, order: readFileSync(log, 'utf8').trim().split('\n') };
+  }
+
+  it('a piped one-shot builds process.stdout and process.stderr only after its request is written', async () => {
+    const run = await streamsOrder(['--base-url', `${gateway.url}/v1`, '-m', 'echo', '--no-save', 'and words'], 'piped text');
     expect(run.stdout).toBe('piped text\n\nand words\n');
-    const order = readFileSync(log, 'utf8').trim().split('\n');
-    expect(order[0]).toBe('request written');
+    expect(run.order[0]).toBe('request written');
     // Node itself reads process.stderr when it closes a socket (net.js _destroy: `this !== process.stderr`),
     // here the request's once the answer is in: stderr is built then, or not at all.
-    expect(order.slice(1).sort()).toEqual(order.length > 2 ? ['stderr built', 'stdout built'] : ['stdout built']);
+    const built = run.order.filter((line) => line.endsWith(' built')).sort();
+    expect(built).toEqual(built.length > 1 ? ['stderr built', 'stdout built'] : ['stdout built']);
+  });
+
+  it('a piped one-shot builds process.stdout while the gateway works on its request, before the answer arrives', async () => {
+    // slow-150 without streaming: the whole answer after 2 × 150 ms. The stream is built in that wait, not
+    // after the first byte (on the piped path: the answer's first write).
+    const run = await streamsOrder(['--base-url', `${gateway.url}/v1`, '-m', 'slow-150', '--max-tokens', '2', '--no-stream', '--no-save', 'hi'], '');
+    expect(run.stdout).toBe('Lorem ipsum\n');
+    expect(run.order.slice(0, 3)).toEqual(['request written', 'stdout built', 'answer arrives']);
   });
 
   it.runIf(process.platform === 'linux')("a piped one-shot starts no thread beyond node's own: the prompt is read without libuv's thread pool", async () => {
