@@ -93,9 +93,9 @@ export async function runOneShot(options: ChatModeOptions, promptArgs: string[],
   if (runTools) conversation.offerRunTools(runTools.offered);
   const controller = new AbortController();
   const signals = interruptOnSignals(controller);
-  // stdout and stderr are built at their first write, not before the request (std-streams.ts): a piped
-  // answer builds stdout at its first byte, and a run with nothing to say never builds stderr. stdout gets
-  // the reader's EPIPE listener as it is built, before anything is written to it.
+  // stdout and stderr are built when first needed, never before the request (std-streams.ts); a run with
+  // nothing to say does not build stderr. stdout gets the reader's EPIPE listener as it is built, before
+  // anything is written to it.
   let readerGone = () => false;
   const stdoutSink = new SinkOnFirstUse(() => {
     const stream = io.stdout;

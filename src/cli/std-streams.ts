@@ -45,7 +45,7 @@ export function isBuilt(name: OutputName): boolean {
 
 /** Is stdout / stderr a terminal, as the stream's `isTTY` would say — asked of the descriptor, once each. */
 export class OutputTerminals {
-  private known: Partial<Record<OutputName, boolean>> = {};
+  private readonly known: Partial<Record<OutputName, boolean>> = {};
 
   get stdout(): boolean {
     return (this.known.stdout ??= isTerminal(1));
