@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../exit-codes.js';
 import { checkBodyField, parseModel } from '../config/keys.js';
+import { LineBits } from './line-bits.js';
 
 /** One prompt of a batch, validated (SPEC §13). `id` is the input's, else the line number. */
 export interface BatchItem {
@@ -231,8 +232,8 @@ export function idKey(id: string | number): string {
 export class DuplicateIds {
   /** Ids that are not their own line's number, with the line that used each first. */
   private readonly seen = new Map<string, number>();
-  /** Bit n set: line n's id is n. */
-  private ownNumbers = new Uint8Array(1024);
+  /** Lines whose id is their own number. */
+  private readonly ownNumbers = new LineBits();
 
   /** The line that already used this item's id, or null. */
   check(item: BatchItem): number | null {
@@ -240,32 +241,16 @@ export class DuplicateIds {
       // An earlier line may have named this number explicitly.
       const earlier = this.seen.get(idKey(item.id));
       if (earlier !== undefined) return earlier;
-      this.markOwnNumber(item.line);
+      this.ownNumbers.add(item.line);
       return null;
     }
     const key = idKey(item.id);
     const earlier = this.seen.get(key);
     if (earlier !== undefined) return earlier;
-    if (typeof item.id === 'number' && this.hasOwnNumber(item.id)) return item.id;
+    // Only a positive whole number can be a line's (LineBits answers false for the rest).
+    if (typeof item.id === 'number' && item.id >= 1 && this.ownNumbers.has(item.id)) return item.id;
     this.seen.set(key, item.line);
     return null;
-  }
-
-  private markOwnNumber(line: number): void {
-    const byte = Math.floor(line / 8);
-    if (byte >= this.ownNumbers.length) {
-      const grown = new Uint8Array(Math.max(byte + 1, this.ownNumbers.length * 2));
-      grown.set(this.ownNumbers);
-      this.ownNumbers = grown;
-    }
-    this.ownNumbers[byte]! |= 1 << line % 8;
-  }
-
-  private hasOwnNumber(id: number): boolean {
-    // Only a positive whole number can be a line's.
-    if (!Number.isSafeInteger(id) || id < 1) return false;
-    const byte = Math.floor(id / 8);
-    return byte < this.ownNumbers.length && (this.ownNumbers[byte]! & (1 << id % 8)) !== 0;
   }
 }
 

@@ -2,6 +2,7 @@ import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:
 import { UsageError } from '../exit-codes.js';
 import { tryParseJson } from '../protocol/json.js';
 import { idKey, readLines } from './batch-input.js';
+import { LineBits } from './line-bits.js';
 
 /** Ids by idKey, as a batch asks about them: whether one is in, and how many are. */
 export interface IdKeys {
@@ -21,45 +22,28 @@ const LINE_NUMBER_KEY = /^#(?:0|[1-9]\d{0,7})$/;
  * (strings, large or fractional numbers) are kept by key.
  */
 export class CompleteIds implements IdKeys, Iterable<string> {
-  private bits = new Uint8Array(0);
-  private bitCount = 0;
+  private readonly lines = new LineBits();
+  private lineCount = 0;
   private readonly keys = new Set<string>();
 
   get size(): number {
-    return this.bitCount + this.keys.size;
+    return this.lineCount + this.keys.size;
   }
 
   add(key: string): void {
     const line = lineNumberOf(key);
-    if (line === null) {
-      this.keys.add(key);
-      return;
-    }
-    const byte = line >> 3;
-    if (byte >= this.bits.length) {
-      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2, 1024));
-      grown.set(this.bits);
-      this.bits = grown;
-    }
-    const mask = 1 << (line & 7);
-    if ((this.bits[byte] & mask) === 0) {
-      this.bits[byte] |= mask;
-      this.bitCount++;
-    }
+    if (line === null) this.keys.add(key);
+    else if (this.lines.add(line)) this.lineCount++;
   }
 
   has(key: string): boolean {
     if (this.size === 0) return false;
     const line = lineNumberOf(key);
-    if (line === null) return this.keys.has(key);
-    return ((this.bits[line >> 3] ?? 0) & (1 << (line & 7))) !== 0;
+    return line === null ? this.keys.has(key) : this.lines.has(line);
   }
 
   *[Symbol.iterator](): Iterator<string> {
-    for (let byte = 0; byte < this.bits.length; byte++) {
-      if (this.bits[byte] === 0) continue;
-      for (let bit = 0; bit < 8; bit++) if (this.bits[byte] & (1 << bit)) yield `#${byte * 8 + bit}`;
-    }
+    for (const line of this.lines) yield `#${line}`;
     yield* this.keys;
   }
 }

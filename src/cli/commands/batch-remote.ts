@@ -8,6 +8,7 @@ import { openConfigStore } from '../../config/store.js';
 import { resolveSettings, type Settings } from '../../config/settings.js';
 import { idKey, readLines, type BatchItem } from '../../session/batch-input.js';
 import { CompleteIds, readResumeState, type IdKeys } from '../../session/batch-resume.js';
+import { LineBits } from '../../session/line-bits.js';
 import { parseCustomId } from '../../session/batch-custom-id.js';
 import { BATCH_LIMITS, ENVELOPE_BYTES, planBatches } from '../../session/batch-remote-plan.js';
 import { outcomeOf, parseResultLine } from '../../session/batch-remote-results.js';
@@ -77,28 +78,6 @@ function fileSize(path: string): number {
     return statSync(path).size;
   } catch {
     return 0;
-  }
-}
-
-/**
- * Input lines written by this run, one bit each: a 100 000-line batch costs 12 KiB here, where a set
- * of its ids cost 6 MiB (SPEC §10: remote batch RSS flat in the number of lines).
- */
-class LineBits {
-  private bits = new Uint8Array(1024);
-
-  add(line: number): void {
-    const byte = line >> 3;
-    if (byte >= this.bits.length) {
-      const grown = new Uint8Array(Math.max(byte + 1, this.bits.length * 2));
-      grown.set(this.bits);
-      this.bits = grown;
-    }
-    this.bits[byte] |= 1 << (line & 7);
-  }
-
-  has(line: number): boolean {
-    return ((this.bits[line >> 3] ?? 0) & (1 << (line & 7))) !== 0;
   }
 }
 
