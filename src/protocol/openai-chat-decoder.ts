@@ -1,6 +1,6 @@
 import { chatCacheTokens, usageCost } from './cost.js';
 import type { ChatEvent, EventSink, SseMessage, Termination } from './events.js';
-import { DecoderBase, errorEvent, preview, type ProtocolDecoder } from './decoder-support.js';
+import { DecoderBase, errorEvent, objectData, type ProtocolDecoder } from './decoder-support.js';
 import { normalizeFinishReason } from './finish-reason.js';
 import { isRecord, nonEmptyString, parseToolArguments, tryParseJson, type JsonObject } from './json.js';
 
@@ -39,16 +39,8 @@ class ChatDecoder extends DecoderBase {
       return;
     }
     if (data === '') return;
-    // objectData() inlined: this runs for every event of a stream, in a process too short to optimise it.
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(message.data);
-    } catch {
-      this.warningLog.malformed(message.data);
-      return;
-    }
-    if (isRecord(chunk)) this.#chunk(chunk, events);
-    else this.warningLog.add(`skipped SSE data that is not a JSON object: ${preview(message.data)}`);
+    const chunk = objectData(message, this.warningLog);
+    if (chunk) this.#chunk(chunk, events);
   }
 
   finish(): { events: ChatEvent[]; termination: Termination } {
