@@ -1,6 +1,6 @@
 import { SUBCOMMAND_NAMES } from './command-line.js';
 import type { OptionSources } from './flags.js';
-import { chatOptionRows, flagShape, type FlagShape, type OptionRow } from './option-table.js';
+import { chatOptionRows, flagShape, longNameStart, type FlagShape, type OptionRow } from './option-table.js';
 import type { RawChatOptions } from './program.js';
 
 // The plain one-shot's command line (`gatechat --base-url URL -m MODEL --no-save "prompt"`), read without
@@ -22,7 +22,9 @@ interface RootOption extends FlagShape {
   repeatable: boolean;
 }
 
-let rootRows: OptionRow[] | undefined;
+let rows: OptionRow[] | undefined;
+/** The root command's rows (option-table.ts, as program.ts gives them to commander), made once. */
+const rootRows = (): OptionRow[] => (rows ??= chatOptionRows({ oneShot: true, saved: true }));
 
 /**
  * The root command's option (option-table.ts, as program.ts gives them to commander) named `-m` or
@@ -30,11 +32,10 @@ let rootRows: OptionRow[] | undefined;
  * shape built first (readPlainLine's first call in the built binary: 0.35 ms with the map, 0.17 ms so).
  */
 function optionNamed(name: string): RootOption | undefined {
-  rootRows ??= chatOptionRows({ oneShot: true, saved: true });
-  for (const row of rootRows) {
+  for (const row of rootRows()) {
     const flags = row.flags;
     // `-m, --model <id>`: the short name, then `, `; the long one ends the string or meets a space.
-    const start = name[1] === '-' ? (flags[1] === '-' ? 0 : flags.indexOf(', --') + 2) : 0;
+    const start = name[1] === '-' ? longNameStart(flags) : 0;
     if (!flags.startsWith(name, start)) continue;
     const after = flags[start + name.length];
     if (after === undefined || after === ' ' || (after === ',' && start === 0 && name[1] !== '-')) return { ...flagShape(flags), repeatable: Boolean(row.repeatable) };
@@ -50,7 +51,7 @@ export function readPlainLine(args: readonly string[]): PlainLine | undefined {
   const values: Record<string, unknown> = {};
   const sources: Record<string, string> = {};
   // Commander's defaults: `--no-save` with no `--save` beside it makes save true until one is typed.
-  for (const row of (rootRows ??= chatOptionRows({ oneShot: true, saved: true }))) {
+  for (const row of rootRows()) {
     if (!row.flags.startsWith('--no-')) continue;
     const option = flagShape(row.flags);
     if (!optionNamed(`--${option.long.slice(5)}`)) {

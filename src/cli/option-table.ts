@@ -138,6 +138,11 @@ export interface FlagShape {
   attribute: string;
 }
 
+/** Where the long name starts in a flags string: `--model <id>` at 0, `-m, --model <id>` after `-m, `. */
+export function longNameStart(flags: string): number {
+  return flags.startsWith('--') ? 0 : flags.indexOf(', --') + 2;
+}
+
 /**
  * `-m, --model <id>` → { short: '-m', long: '--model', takesValue: true, … }: only the forms the tables
  * use (fast-line.test.ts compares every row with commander's reading). String scans, no regular
@@ -145,7 +150,7 @@ export interface FlagShape {
  * compiled again in each process (V8's code cache keeps functions, not regular expressions): ~0.3 ms.
  */
 export function flagShape(flags: string): FlagShape {
-  const start = flags.startsWith('--') ? 0 : flags.indexOf(', --') + 2;
+  const start = longNameStart(flags);
   const space = flags.indexOf(' ', start);
   if (start === 1 || (space >= 0 && flags[space + 1] !== '<')) throw new Error(`option-table: flags of a form it does not read: ${flags}`);
   const long = space < 0 ? flags.slice(start) : flags.slice(start, space);
