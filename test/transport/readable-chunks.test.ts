@@ -4,6 +4,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { QUEUED_BYTES_BEFORE_PAUSE, readableChunks } from '../../src/transport/readable-chunks.js';
 
+/** Once the stream's events of this turn (emitted on the tick queue) have run: no time involved. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 async function collect(stream: Readable): Promise<string> {
   let text = '';
   for await (const chunk of readableChunks(stream)) text += String(chunk);
@@ -42,9 +45,9 @@ describe('readableChunks', () => {
     // The reader is busy (rendering the first chunk) while two more arrive and the connection resets.
     stream.write('second ');
     stream.write('third');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextTurn();
     stream.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextTurn();
     const after: string[] = [];
     await expect(
       (async () => {
@@ -101,7 +104,7 @@ describe('readableChunks', () => {
     // The reader stops while more than the limit arrives: the stream is paused, nothing is lost.
     const piece = Buffer.alloc(16 * 1024, 'b');
     for (let sent = 0; sent <= QUEUED_BYTES_BEFORE_PAUSE + piece.length; sent += piece.length) stream.write(piece);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextTurn();
     expect(stream.readableFlowing).toBe(false);
     stream.end();
     let bytes = 0;
