@@ -276,13 +276,16 @@ describe('lockFile', () => {
     await build({ entryPoints: [join(repoRoot, 'src/storage/file-lock.ts')], bundle: true, platform: 'node', format: 'esm', outfile: join(dir, 'file-lock.mjs'), logLevel: 'silent' });
     const target = join(dir, 'out.jsonl');
     const done = join(dir, 'done');
+    const stop = join(dir, 'stop');
     const script = join(dir, 'churn.mjs');
-    writeFileSync(script, `import { writeFileSync } from 'node:fs';
+    // The churn goes on until this process has read the lock enough times (at least 3000 rounds): with a
+    // fixed count, a loaded machine could run it all while this process waited for a core, and see nothing.
+    writeFileSync(script, `import { existsSync, writeFileSync } from 'node:fs';
 import { lockFile } from './file-lock.mjs';
-for (let i = 0; i < 3000; i++) lockFile(process.argv[2], { waitMs: 5000, what: 'it' }).release();
+for (let i = 0; i < 3000 || !existsSync(process.argv[4]); i++) lockFile(process.argv[2], { waitMs: 5000, what: 'it' }).release();
 writeFileSync(process.argv[3], '');
 `);
-    const child = spawn(process.execPath, [script, target, done], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [script, target, done, stop], { stdio: 'inherit' });
     let seen = 0;
     let empty = 0;
     const deadline = Date.now() + 60_000;
@@ -294,7 +297,9 @@ writeFileSync(process.argv[3], '');
       } catch {
         // Between two holders.
       }
+      if (seen === 1000) writeFileSync(stop, '');
     }
+    if (!existsSync(stop)) writeFileSync(stop, '');
     await new Promise((resolve) => child.once('exit', resolve));
     expect(existsSync(done)).toBe(true);
     expect(seen).toBeGreaterThan(100);
@@ -307,13 +312,16 @@ writeFileSync(process.argv[3], '');
     const files = join(dir, 'files');
     mkdirSync(files);
     const done = join(dir, 'done');
+    const stop = join(dir, 'stop');
     const script = join(dir, 'create.mjs');
-    writeFileSync(script, `import { writeFileSync } from 'node:fs';
+    // Creating goes on until this process has listed enough files while they were made (at least 3000):
+    // with a fixed count, a loaded machine could make them all while this process waited for a core.
+    writeFileSync(script, `import { existsSync, writeFileSync } from 'node:fs';
 import { createOwnFile } from './own-files.mjs';
-for (let i = 0; i < 3000; i++) createOwnFile(process.argv[2] + '/c-' + i + '.jsonl', '{"record":' + i + '}\\n');
+for (let i = 0; i < 3000 || !existsSync(process.argv[4]); i++) createOwnFile(process.argv[2] + '/c-' + i + '.jsonl', '{"record":' + i + '}\\n');
 writeFileSync(process.argv[3], '');
 `);
-    const child = spawn(process.execPath, [script, files, done], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [script, files, done, stop], { stdio: 'inherit' });
     const whole = new Set<string>();
     let empty = 0;
     const deadline = Date.now() + 60_000;
@@ -323,7 +331,9 @@ writeFileSync(process.argv[3], '');
         if (readFileSync(join(files, name), 'utf8').includes('"record"')) whole.add(name);
         else empty++;
       }
+      if (whole.size >= 1000 && !existsSync(stop)) writeFileSync(stop, '');
     }
+    if (!existsSync(stop)) writeFileSync(stop, '');
     await new Promise((resolve) => child.once('exit', resolve));
     expect(existsSync(done)).toBe(true);
     expect(whole.size).toBeGreaterThan(100);
